@@ -1,0 +1,158 @@
+/* Helpers shared by the MPI program tests: every check that fails prints one line naming the
+ * rank, the file:line and what was expected, and counts as an error; mt_finish() sums the errors
+ * of all ranks and rank 0 prints "No Errors" only when the sum is 0.
+ *
+ * Only MPI calls of Ferry's first release are used here: Init, Allreduce (MPI_INT, MPI_SUM),
+ * Error_string, Comm_set_errhandler, Finalize. */
+#ifndef MPITEST_H
+#define MPITEST_H
+
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int mt_errs;
+static int mt_rank = -1;
+static int mt_size;
+
+static inline void mt_fail(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    char msg[512];
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    printf("[rank %d] FAIL %s:%d: %s\n", mt_rank, file, line, msg);
+    fflush(stdout);
+    mt_errs++;
+}
+
+/* CHECK(condition, "printf format", args...): the message says what was expected. */
+#define CHECK(cond, ...)                                                                          \
+    do {                                                                                          \
+        if (!(cond))                                                                              \
+            mt_fail(__FILE__, __LINE__, __VA_ARGS__);                                             \
+    } while (0)
+
+static inline int mt_check_rc(int rc, const char *call, const char *file, int line)
+{
+    if (rc != MPI_SUCCESS) {
+        char s[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        s[0] = 0;
+        MPI_Error_string(rc, s, &len);
+        mt_fail(file, line, "%s returned %d (%s)", call, rc, s);
+    }
+    return rc;
+}
+
+/* MPI_OK(MPI_Send(...)): the call must return MPI_SUCCESS (errors return on COMM_WORLD). */
+#define MPI_OK(call) mt_check_rc((call), #call, __FILE__, __LINE__)
+
+/* CHECK_CLASS(rc, MPI_ERR_RANK, "what"): rc must be an error code of that class. */
+#define CHECK_CLASS(rc, cls, what)                                                                \
+    do {                                                                                          \
+        int rc_ = (rc), cls_ = -1;                                                                \
+        if (rc_ == MPI_SUCCESS)                                                                   \
+            mt_fail(__FILE__, __LINE__, "%s: returned MPI_SUCCESS, expected %s", what, #cls);     \
+        else if (MPI_Error_class(rc_, &cls_) != MPI_SUCCESS || cls_ != (cls))                     \
+            mt_fail(__FILE__, __LINE__, "%s: error class %d, expected %s (%d)", what, cls_, #cls, \
+                    (int)(cls));                                                                  \
+    } while (0)
+
+static inline void mt_setup(void)
+{
+    MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+}
+
+static inline void mt_init(int *argc, char ***argv)
+{
+    MPI_Init(argc, argv);
+    mt_setup();
+}
+
+/* Sums the errors of all ranks, prints the verdict on rank 0, finalizes; returns main's status. */
+static inline int mt_finish(void)
+{
+    int total = 0;
+    if (MPI_Allreduce(&mt_errs, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        printf("[rank %d] FAIL final MPI_Allreduce of the error count failed\n", mt_rank);
+        total = mt_errs + 1;
+    }
+    if (mt_rank == 0) {
+        if (total == 0)
+            printf("No Errors\n");
+        else
+            printf("Found %d errors\n", total);
+    }
+    fflush(stdout);
+    MPI_Finalize();
+    return total != 0;
+}
+
+/* A byte pattern that depends on the message (seed) and the position, so a misplaced or stale
+ * byte is caught. */
+static inline unsigned char mt_pat(unsigned seed, size_t i)
+{
+    return (unsigned char)((i * 7u + seed * 131u + (i >> 8) * 13u) ^ (seed >> 3));
+}
+
+static inline void mt_fill(void *buf, size_t n, unsigned seed)
+{
+    unsigned char *p = buf;
+    for (size_t i = 0; i < n; i++)
+        p[i] = mt_pat(seed, i);
+}
+
+/* Returns the index of the first wrong byte, or -1. */
+static inline long mt_verify(const void *buf, size_t n, unsigned seed)
+{
+    const unsigned char *p = buf;
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != mt_pat(seed, i))
+            return (long)i;
+    return -1;
+}
+
+#define CHECK_DATA(buf, n, seed, ...)                                                             \
+    do {                                                                                          \
+        long bad_ = mt_verify((buf), (n), (seed));                                                \
+        if (bad_ >= 0) {                                                                          \
+            char what_[256];                                                                      \
+            snprintf(what_, sizeof what_, __VA_ARGS__);                                           \
+            mt_fail(__FILE__, __LINE__, "%s: wrong byte at offset %ld of %zu", what_, bad_,       \
+                    (size_t)(n));                                                                 \
+        }                                                                                         \
+    } while (0)
+
+/* An empty status, as the standard defines it for null or inactive requests and PROC_NULL
+ * receives: source MPI_ANY_SOURCE (PROC_NULL for a receive from MPI_PROC_NULL), tag MPI_ANY_TAG,
+ * count 0. */
+static inline void mt_check_empty(const MPI_Status *st, int source, const char *file, int line,
+                           const char *what)
+{
+    int count = -1;
+    MPI_Get_count(st, MPI_BYTE, &count);
+    if (st->MPI_SOURCE != source || st->MPI_TAG != MPI_ANY_TAG || count != 0)
+        mt_fail(file, line, "%s: status source %d tag %d count %d, expected %d, %d, 0", what,
+                st->MPI_SOURCE, st->MPI_TAG, count, source, MPI_ANY_TAG);
+}
+#define CHECK_EMPTY(st, source, what) mt_check_empty((st), (source), __FILE__, __LINE__, (what))
+
+static inline void *mt_malloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        printf("[rank %d] out of memory (%zu bytes)\n", mt_rank, n);
+        exit(2);
+    }
+    return p;
+}
+
+#endif

@@ -1,0 +1,423 @@
+#!/usr/bin/env python3
+"""Ferry's test runner: unit tests, MPI program tests and script tests.
+
+    python3 tests/run.py --build build [--build-asan build-asan] [--filter REGEX] [-j N]
+                         [--mpicc CMD --mpiexec CMD]
+
+See tests/README.md for the list format and how to add a test. Python 3 standard library only.
+"""
+
+import argparse
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MPI_DIR = os.path.join(SRC, "tests", "mpi")
+TESTLIST = os.path.join(MPI_DIR, "testlist")
+
+DEFAULT_TIMEOUT = 60.0
+BIG_NPROCS = 4          # MPI tests with this many ranks or more run alone (2-core machines)
+TAIL_LINES = 30         # lines of output shown under a failing test
+LOG_LIMIT = 256 * 1024  # bytes of one test's output kept in the log
+COMPILE_FLAGS = ["-O1", "-g", "-Wall", "-Wextra", "-pthread"]
+ASAN_FLAGS = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
+ASAN_ENV = {
+    "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=0:halt_on_error=1:exitcode=1",
+    "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
+}
+
+
+class Test:
+    """One thing to run. kind is 'unit', 'mpi' or 'script'."""
+
+    def __init__(self, name, kind, argv, timeout, env=None, nprocs=0, prog=None, cwd_temp=False):
+        self.name = name
+        self.kind = kind
+        self.argv = argv
+        self.timeout = timeout
+        self.env = env or {}
+        self.nprocs = nprocs
+        self.prog = prog            # Program to compile first (MPI tests)
+        self.cwd_temp = cwd_temp
+        self.passed = False
+        self.reason = ""
+        self.output = ""
+        self.elapsed = 0.0
+
+    @property
+    def exclusive(self):
+        return self.kind == "mpi" and self.nprocs >= BIG_NPROCS
+
+    @property
+    def uses_cores(self):
+        return self.kind in ("mpi", "script")
+
+
+class Program:
+    """One tests/mpi/<name>.c compiled for one build."""
+
+    def __init__(self, name, src, exe, cc_argv, deps):
+        self.name = name
+        self.src = src
+        self.exe = exe
+        self.cc_argv = cc_argv
+        self.deps = deps
+        self.ok = None
+        self.output = ""
+        self.rebuilt = False
+
+    def command(self):
+        return self.cc_argv + ["-o", self.exe, self.src]
+
+    def up_to_date(self):
+        stamp = self.exe + ".cmd"
+        try:
+            exe_time = os.stat(self.exe).st_mtime
+            with open(stamp) as f:
+                if f.read() != shlex.join(self.command()):
+                    return False
+        except OSError:
+            return False
+        for dep in self.deps:
+            try:
+                if os.stat(dep).st_mtime > exe_time:
+                    return False
+            except OSError:
+                pass
+        return True
+
+    def build(self):
+        if self.up_to_date():
+            self.ok = True
+            return
+        os.makedirs(os.path.dirname(self.exe), exist_ok=True)
+        cmd = self.command()
+        try:
+            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               stdin=subprocess.DEVNULL, timeout=120)
+            out = r.stdout.decode(errors="replace")
+            self.ok = r.returncode == 0
+        except (OSError, subprocess.TimeoutExpired) as e:
+            out = str(e)
+            self.ok = False
+        self.output = "$ " + shlex.join(cmd) + "\n" + out
+        self.rebuilt = True
+        if self.ok:
+            with open(self.exe + ".cmd", "w") as f:
+                f.write(shlex.join(cmd))
+
+
+def parse_testlist(path):
+    """Yield (lineno, name, nprocs, env dict, timeout) for each line of the list."""
+    with open(path) as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            words = line.split()
+            if len(words) < 2 or not words[1].isdigit():
+                raise SystemExit(f"{path}:{lineno}: expected 'name nprocs [env=K=V]... [timeout=S]'")
+            env, timeout = {}, DEFAULT_TIMEOUT
+            for w in words[2:]:
+                if w.startswith("env=") and "=" in w[4:]:
+                    k, v = w[4:].split("=", 1)
+                    env[k] = v
+                elif w.startswith("timeout="):
+                    timeout = float(w[8:])
+                else:
+                    raise SystemExit(f"{path}:{lineno}: unknown word '{w}'")
+            yield lineno, words[0], int(words[1]), env, timeout
+
+
+def library_deps(build):
+    """Files whose change means every MPI test program must be relinked."""
+    deps = []
+    for sub in ("lib", "include"):
+        d = os.path.join(build, sub)
+        if os.path.isdir(d):
+            for root, _, files in os.walk(d):
+                deps += [os.path.join(root, f) for f in files]
+    deps.append(os.path.join(build, "bin", "mpicc"))
+    return deps
+
+
+def script_timeout(path):
+    try:
+        with open(path, errors="replace") as f:
+            for _, line in zip(range(10), f):
+                m = re.match(r"\s*#\s*timeout:\s*([0-9.]+)", line)
+                if m:
+                    return float(m.group(1))
+    except OSError:
+        pass
+    return DEFAULT_TIMEOUT
+
+
+def collect(args):
+    """Build the list of tests and the programs they need."""
+    tests, programs = [], {}
+    override = bool(args.mpicc or args.mpiexec)
+    builds = [("", args.build, False)]
+    if args.build_asan and not override:
+        builds.append(("asan:", args.build_asan, True))
+
+    for prefix, build, asan in builds:
+        env = dict(ASAN_ENV) if asan else {}
+        env = {k: os.environ.get(k, v) for k, v in env.items()}
+        scale = args.timeout_scale * (2.0 if asan else 1.0)
+
+        if not override:
+            unit_dir = os.path.join(build, "tests", "unit")
+            if os.path.isdir(unit_dir):
+                for f in sorted(os.listdir(unit_dir)):
+                    p = os.path.join(unit_dir, f)
+                    if f.startswith("test_") and os.path.isfile(p) and os.access(p, os.X_OK):
+                        tests.append(Test(f"{prefix}unit/{f}", "unit", [p], 60.0 * scale, env))
+
+        mpicc = shlex.split(args.mpicc) if args.mpicc else [os.path.join(build, "bin", "mpicc")]
+        mpiexec = shlex.split(args.mpiexec) if args.mpiexec else [os.path.join(build, "bin", "mpiexec")]
+        cc_argv = mpicc + COMPILE_FLAGS + (ASAN_FLAGS if asan else [])
+        deps = [] if override else library_deps(build)
+        deps += [os.path.join(MPI_DIR, f) for f in os.listdir(MPI_DIR) if f.endswith(".h")]
+        for _, name, nprocs, tenv, timeout in parse_testlist(TESTLIST):
+            key = (build, name)
+            if key not in programs:
+                src = os.path.join(MPI_DIR, name + ".c")
+                exe = os.path.join(build, "tests", "mpi", name)
+                programs[key] = Program(name, src, exe, cc_argv, [src] + deps)
+            suffix = "".join(f",{k}={v}" for k, v in tenv.items())
+            display = f"{prefix}mpi/{name}@{nprocs}{suffix}"
+            argv = mpiexec + ["-n", str(nprocs), programs[key].exe]
+            tests.append(Test(display, "mpi", argv, timeout * scale, {**env, **tenv},
+                              nprocs=nprocs, prog=programs[key]))
+
+    if not override:
+        build_abs = os.path.abspath(args.build)
+        tests_dir = os.path.join(SRC, "tests")
+        for sub in sorted(os.listdir(tests_dir)):
+            d = os.path.join(tests_dir, sub)
+            if not os.path.isdir(d):
+                continue
+            for f in sorted(os.listdir(d)):
+                p = os.path.join(d, f)
+                if f.endswith(".sh") and os.path.isfile(p) and os.access(p, os.X_OK):
+                    env = {"FY_BUILD": build_abs, "FY_SRC": SRC}
+                    tests.append(Test(f"{sub}/{f}", "script", [p],
+                                      script_timeout(p) * args.timeout_scale, env, cwd_temp=True))
+
+    if args.filter:
+        rx = re.compile(args.filter)
+        tests = [t for t in tests if rx.search(t.name)]
+    needed = {id(t.prog) for t in tests if t.prog}
+    return tests, [p for p in programs.values() if id(p) in needed]
+
+
+def kill_group(pid):
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_one(test):
+    """Run a test in its own session; kill the whole process group on timeout."""
+    if test.prog is not None and not test.prog.ok:
+        test.passed, test.reason = False, "compile failed"
+        test.output = test.prog.output
+        return
+    env = dict(os.environ)
+    env.update(test.env)
+    tmpdir = tempfile.mkdtemp(prefix="fy-test-")
+    cwd = tmpdir if test.cwd_temp else None
+    out_path = os.path.join(tmpdir, ".output") if not test.cwd_temp else \
+        tempfile.mkstemp(prefix="fy-test-out-")[1]
+    timed_out = False
+    start = time.monotonic()
+    try:
+        with open(out_path, "w+b") as out:
+            try:
+                proc = subprocess.Popen(test.argv, stdout=out, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL, env=env, cwd=cwd,
+                                        start_new_session=True)
+            except OSError as e:
+                test.passed, test.reason, test.output = False, f"cannot start: {e}", ""
+                return
+            try:
+                rc = proc.wait(timeout=test.timeout)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                kill_group(proc.pid)
+                rc = proc.wait()
+            kill_group(proc.pid)    # stragglers left by a test that exited
+            test.elapsed = time.monotonic() - start
+            out.seek(0)
+            data = out.read()
+    finally:
+        if test.cwd_temp:
+            try:
+                os.unlink(out_path)
+            except OSError:
+                pass
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    test.output = data.decode(errors="replace")
+    if timed_out:
+        test.reason = f"timeout after {test.timeout:.0f}s"
+    elif rc < 0:
+        test.reason = f"killed by signal {-rc}"
+    elif rc != 0:
+        test.reason = f"exit status {rc}"
+    elif test.kind == "mpi" and not any(l.strip() == "No Errors" for l in test.output.splitlines()):
+        test.reason = "no 'No Errors' line in output"
+    test.passed = not test.reason
+
+
+class Scheduler:
+    """Runs tests on up to `jobs` threads; an MPI test with many ranks runs with no other MPI
+    or script test beside it, so oversubscribed jobs don't time out for lack of cores."""
+
+    def __init__(self, tests, jobs, report):
+        self.pending = list(tests)
+        self.jobs = max(1, jobs)
+        self.report = report
+        self.cv = threading.Condition()
+        self.running = 0
+        self.running_cores = 0
+        self.exclusive_running = False
+
+    def _can_start(self, t):
+        if self.exclusive_running:
+            return not t.uses_cores
+        if t.exclusive:
+            return self.running_cores == 0
+        return True
+
+    def _worker(self, t):
+        try:
+            run_one(t)
+        except Exception as e:   # a runner bug must not hang the run
+            t.passed, t.reason = False, f"runner error: {e!r}"
+        with self.cv:
+            self.report(t)
+            self.running -= 1
+            if t.uses_cores:
+                self.running_cores -= 1
+            if t.exclusive:
+                self.exclusive_running = False
+            self.cv.notify_all()
+
+    def run(self):
+        with self.cv:
+            while self.pending or self.running:
+                started = False
+                if self.running < self.jobs:
+                    for i, t in enumerate(self.pending):
+                        if self._can_start(t):
+                            del self.pending[i]
+                            self.running += 1
+                            if t.uses_cores:
+                                self.running_cores += 1
+                            if t.exclusive:
+                                self.exclusive_running = True
+                            threading.Thread(target=self._worker, args=(t,), daemon=True).start()
+                            started = True
+                            break
+                if not started:
+                    self.cv.wait()
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Run Ferry's tests.")
+    ap.add_argument("--build", required=True, help="build directory (holds bin/, lib/, tests/unit/)")
+    ap.add_argument("--build-asan", help="also run unit and MPI tests against this sanitizer build")
+    ap.add_argument("--filter", help="run only tests whose name matches this regular expression")
+    ap.add_argument("-j", type=int, default=2, dest="jobs", help="tests run at once (default 2)")
+    ap.add_argument("--mpicc", help="compiler wrapper to use instead of <build>/bin/mpicc")
+    ap.add_argument("--mpiexec", help="launcher to use instead of <build>/bin/mpiexec")
+    ap.add_argument("--timeout-scale", type=float, default=1.0, help="multiply every timeout")
+    ap.add_argument("--repeat", type=int, default=1, help="run every test this many times")
+    ap.add_argument("--list", action="store_true", help="list the selected tests and exit")
+    ap.add_argument("-v", "--verbose", action="store_true", help="show the output of passing tests too")
+    args = ap.parse_args()
+
+    os.makedirs(args.build, exist_ok=True)
+    tests, programs = collect(args)
+    if args.list:
+        for t in tests:
+            print(t.name)
+        return 0
+    if args.repeat > 1:
+        tests = [Test(t.name + (f"#{i}" if i else ""), t.kind, t.argv, t.timeout, t.env,
+                      t.nprocs, t.prog, t.cwd_temp)
+                 for i in range(args.repeat) for t in tests]
+
+    log_path = os.path.join(args.build, "test-log.txt")
+    log = open(log_path, "w", errors="replace")
+    lock = threading.Lock()
+
+    def emit(line, to_log_only=""):
+        with lock:
+            print(line, flush=True)
+            log.write(line + "\n" + to_log_only)
+            log.flush()
+
+    log.write(f"# ferry tests, {time.strftime('%Y-%m-%d %H:%M:%S')}, args: {' '.join(sys.argv[1:])}\n")
+
+    # Compile every MPI program once, in parallel.
+    if programs:
+        sem = threading.Semaphore(max(1, args.jobs))
+
+        def build(p):
+            with sem:
+                p.build()
+
+        threads = [threading.Thread(target=build, args=(p,)) for p in programs]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        rebuilt = [p for p in programs if p.rebuilt]
+        for p in rebuilt:
+            log.write(p.output + ("" if p.output.endswith("\n") else "\n"))
+        bad = [p.name for p in programs if not p.ok]
+        emit(f"compiled {len(rebuilt)} of {len(programs)} MPI test programs"
+             + (f"; failed: {' '.join(bad)}" if bad else ""))
+
+    def report(t):
+        body = "\n".join("    " + l for l in t.output.splitlines())
+        logged = f"$ {shlex.join(t.argv)}\n" + body[-LOG_LIMIT:] + "\n"
+        if t.passed:
+            emit(f"PASS {t.name} ({t.elapsed:.1f}s)", logged)
+            if args.verbose and body:
+                print(body, flush=True)
+        else:
+            tail = "\n".join(body.splitlines()[-TAIL_LINES:])
+            with lock:
+                print(f"FAIL {t.name} ({t.reason})", flush=True)
+                if tail:
+                    print(tail, flush=True)
+                log.write(f"FAIL {t.name} ({t.reason})\n" + logged)
+                log.flush()
+
+    start = time.monotonic()
+    Scheduler(tests, args.jobs, report).run()
+
+    failed = [t for t in tests if not t.passed]
+    passed = len(tests) - len(failed)
+    if failed:
+        emit("failed tests:\n" + "\n".join(f"  {t.name} ({t.reason})" for t in failed))
+    emit(f"# {time.monotonic() - start:.1f}s; log in {log_path}")
+    emit(f"{passed} passed, {len(failed)} failed")
+    log.close()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
