@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# timeout: 120
+# ABI constants: src/abi_constants.c prints every handle constant, error class, special value,
+# limit, enum value, the MPI_Status layout and the sizes and C types of the ABI's types. It
+# is compiled once with MPICH's mpicc and once with Ferry's; the two outputs must be identical.
+. "$(dirname "${BASH_SOURCE[0]}")/common.bash"
+fy_setup
+fy_need_ferry
+fy_need_mpich
+
+src=$FY_SRC/tests/interop/src/abi_constants.c
+fy_cc_mpich ./constants_mpich -std=c11 "$src"
+fy_cc_ferry ./constants_ferry -std=c11 "$src"
+fy_run_ok run-mpich 30 "${FY_ENV_MPICH[@]}" ./constants_mpich
+fy_run_ok run-ferry 30 "${FY_ENV_FERRY[@]}" ./constants_ferry
+
+if ! diff -u run-mpich.out run-ferry.out >constants.diff; then
+    echo "ABI constants differ (- MPICH 4.0.2, + Ferry):" >&2
+    cat constants.diff >&2
+    fy_fail "$(grep -c '^+[^+]' constants.diff) lines of Ferry's output differ from MPICH's"
+fi
+echo "PASS: $(wc -l <run-ferry.out) lines identical"
