@@ -151,6 +151,22 @@ static inline void mt_check_empty(const MPI_Status *st, int source, const char *
 }
 #define CHECK_EMPTY(st, source, what) mt_check_empty((st), (source), __FILE__, __LINE__, (what))
 
+/* True when running on the named library (a prefix of MPI_Get_library_version's string, such as
+ * "MPICH Version:\t4.0"), for marking a known deviation of a reference implementation. */
+static inline int mt_library_is(const char *prefix)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    if (MPI_Get_library_version(v, &len) != MPI_SUCCESS)
+        return 0;
+    char *p = v, *q = v; /* compare with runs of blanks squeezed to one space */
+    for (; *p; p++)
+        if (!(*p == ' ' || *p == '\t') || (q > v && q[-1] != ' '))
+            *q++ = (*p == '\t') ? ' ' : *p;
+    *q = 0;
+    return strncmp(v, prefix, strlen(prefix)) == 0;
+}
+
 static inline void *mt_malloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
