@@ -1,0 +1,44 @@
+/* The library's side of the process-manager interface (PMI-1 wire protocol).
+ *
+ * A process started by a PMI-1 launcher (Ferry's mpiexec, MPICH's mpiexec.hydra) finds the
+ * socket in the environment variable PMI_FD, and its rank and size in PMI_RANK and PMI_SIZE.
+ * Without PMI_FD the process is a singleton: rank 0 of 1, and the key-value space is local.
+ *
+ * All functions return 0 on success and -1 on failure, after writing a one-line reason into
+ * fy_pmi_last_error(). None of them is thread-safe; the library calls them under its own lock.
+ */
+#ifndef FY_PMI_H
+#define FY_PMI_H
+
+#include <stddef.h>
+
+typedef struct fy_pmi fy_pmi_t;
+
+/* Connects (or sets up a singleton) and reads rank, size, appnum and the kvs name. */
+int fy_pmi_init(fy_pmi_t **pmi_p);
+int fy_pmi_rank(const fy_pmi_t *pmi);
+int fy_pmi_size(const fy_pmi_t *pmi);
+int fy_pmi_appnum(const fy_pmi_t *pmi);
+int fy_pmi_is_singleton(const fy_pmi_t *pmi);
+/* The key-value space name: unique per job, safe to use in file names ([A-Za-z0-9_-]). */
+const char *fy_pmi_kvsname(const fy_pmi_t *pmi);
+
+/* Publishes key=value (visible to others after the next fence). Keys and values are at most
+ * FY_PMI_MAX_KEY / FY_PMI_MAX_VAL bytes, printable ASCII without spaces or '='. */
+#define FY_PMI_MAX_KEY 64
+#define FY_PMI_MAX_VAL 1024
+int fy_pmi_put(fy_pmi_t *pmi, const char *key, const char *value);
+/* Commit plus barrier across all ranks of the job. */
+int fy_pmi_fence(fy_pmi_t *pmi);
+/* Reads a key published by any rank before the last fence. */
+int fy_pmi_get(fy_pmi_t *pmi, const char *key, char *value, size_t len);
+
+/* Tells the launcher the job must end with exit status `code`, with `msg` as the reason;
+ * does not return (exits the process with `code` if the launcher does not kill it first). */
+void fy_pmi_abort(fy_pmi_t *pmi, int code, const char *msg);
+/* Tells the launcher this rank finished cleanly, then closes the connection and frees pmi. */
+int fy_pmi_finalize(fy_pmi_t *pmi);
+
+const char *fy_pmi_last_error(void);
+
+#endif

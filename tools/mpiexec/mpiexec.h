@@ -1,0 +1,121 @@
+/* Ferry's launcher: starts the ranks of one job on this host, serves them PMI-1, forwards their
+ * output a whole line at a time, and tears the job down when any rank fails.
+ *
+ * Single-threaded: one poll() loop (job.c) over the signalfd, stdin, and each rank's PMI socket
+ * and output pipes. Every rank and every process it starts live in one process group led by a
+ * sleeper process we own, so the group id cannot be reused while we may still signal it.
+ */
+#ifndef FY_MPIEXEC_H
+#define FY_MPIEXEC_H
+
+#include "pmi_kvs.h"
+#include "pmi_wire.h"
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define FY_MPX_PROG "mpiexec"
+
+/* Options, as parsed by mpiexec_main.c. */
+typedef struct fy_mpx_opts {
+    int np;
+    int label;            /* -l: prefix lines with "[rank] " */
+    int env_none;         /* -genvnone: start ranks with an empty environment */
+    char **env;           /* NAME=VALUE strings set in each rank, in order */
+    int nenv;
+    const char *wdir;     /* NULL: our own working directory */
+    int timeout;          /* seconds, 0 = none */
+    const char *prog;     /* resolved path of the program */
+    char **argv;          /* argv[0] as the user wrote it, then its arguments; NULL-terminated */
+} fy_mpx_opts_t;
+
+/* One output stream of a rank (stdout or stderr), forwarded line by line. */
+typedef struct fy_mpx_stream {
+    int fd;   /* our read end, -1 once at end of stream */
+    int dest; /* 1 or 2 */
+    char *buf;
+    size_t len;
+} fy_mpx_stream_t;
+
+enum fy_mpx_pmi_state {
+    FY_MPX_PMI_NONE,      /* never sent cmd=init: a plain program */
+    FY_MPX_PMI_INIT,      /* between init and finalize */
+    FY_MPX_PMI_FINALIZED,
+};
+
+typedef struct fy_mpx_rank {
+    int rank;
+    pid_t pid;               /* 0 once reaped */
+    int pmi_fd;              /* our end of the socketpair, -1 when closed */
+    fy_pmi_linebuf_t pmi_in;
+    int in_mcmd;             /* inside a multi-line (mcmd=) request */
+    int spawn_total;         /* of the spawn request being read */
+    int spawn_last;          /* the block being read is its last */
+    enum fy_mpx_pmi_state pmi_state;
+    int in_barrier;
+    fy_mpx_stream_t out, err;
+} fy_mpx_rank_t;
+
+typedef struct fy_mpx_job {
+    const fy_mpx_opts_t *opts;
+    fy_mpx_rank_t *ranks;
+    int nlive;               /* ranks not yet reaped */
+    pid_t leader;            /* the process-group leader (see top of file) */
+    char kvsname[64];
+    fy_pmi_kvs_t kvs;
+    int nbarrier;            /* ranks inside the current barrier */
+    int sigfd;
+
+    /* Stdin forwarding to rank 0. */
+    int stdin_open;          /* still reading our fd 0 */
+    int stdin_to;            /* write end of rank 0's stdin pipe, -1 when closed */
+    char *stdin_buf;
+    size_t stdin_len;
+
+    /* Outcome and teardown. */
+    int exit_code;           /* of the first failure, -1 while none */
+    int reported;            /* the one line about a failure has been printed */
+    int terminating;         /* SIGTERM (or a forwarded signal) sent; SIGKILL pending */
+    int killed;              /* SIGKILL sent */
+    int caught_signal;       /* a signal we received and forwarded, 0 if none */
+    long long kill_at_ms;    /* when to escalate to SIGKILL */
+    long long timeout_at_ms; /* 0: no timeout */
+} fy_mpx_job_t;
+
+/* job.c */
+int fy_mpx_job_run(const fy_mpx_opts_t *opts);
+long long fy_mpx_now_ms(void);
+/* Ends the job: `sig` to every rank (and the group) now, SIGKILL after grace_ms. */
+void fy_mpx_job_terminate(fy_mpx_job_t *job, int sig, int grace_ms);
+/* Records a failure with exit status `code` (the first failure decides mpiexec's status). With a
+ * message, the failure ends the job: the message is printed as mpiexec's one line about the
+ * failure, unless the job is already being torn down. */
+__attribute__((format(printf, 3, 4))) void fy_mpx_job_fail(fy_mpx_job_t *job, int code,
+                                                           const char *fmt, ...);
+
+/* spawn.c */
+/* Starts the group leader; 0 or -1 (message printed). */
+int fy_mpx_spawn_leader(fy_mpx_job_t *job);
+/* Starts all ranks; 0 or -1 (message printed; ranks already started are left to the caller). */
+int fy_mpx_spawn_ranks(fy_mpx_job_t *job);
+/* Sends sig to the group and to each live rank (in case one left the group). */
+void fy_mpx_signal_all(fy_mpx_job_t *job, int sig);
+
+/* pmi_server.c */
+/* Set from FY_MPIEXEC_DEBUG: trace every PMI request and reply on stderr. */
+extern int fy_mpx_pmi_debug;
+/* Reads and answers what is pending on the rank's PMI socket (drain: until end of stream). */
+void fy_mpx_pmi_input(fy_mpx_job_t *job, fy_mpx_rank_t *r, int drain);
+void fy_mpx_pmi_close(fy_mpx_job_t *job, fy_mpx_rank_t *r);
+
+/* iofwd.c */
+void fy_mpx_stream_init(fy_mpx_stream_t *s, int fd, int dest);
+/* Reads what is pending and writes out whole lines; at end of stream flushes the rest. */
+void fy_mpx_stream_input(const fy_mpx_job_t *job, int rank, fy_mpx_stream_t *s);
+void fy_mpx_stream_close(const fy_mpx_job_t *job, int rank, fy_mpx_stream_t *s);
+/* Stdin: read from fd 0 into the buffer, and write the buffer to rank 0. */
+void fy_mpx_stdin_read(fy_mpx_job_t *job);
+void fy_mpx_stdin_write(fy_mpx_job_t *job);
+void fy_mpx_stdin_close(fy_mpx_job_t *job);
+
+#endif

@@ -1,0 +1,332 @@
+/* Command line of mpiexec: Hydra's options, the Open MPI spellings people carry over, and the
+ * flags of both that mean nothing on a single host (accepted and ignored). */
+#include "mpiexec.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef FY_VERSION
+#define FY_VERSION "unknown"
+#endif
+
+enum opt_id {
+    OPT_NP, OPT_HOSTS, OPT_HOSTFILE, OPT_ENV, OPT_ENVALL, OPT_ENVNONE, OPT_ENVLIST, OPT_X,
+    OPT_LABEL, OPT_WDIR, OPT_TIMEOUT, OPT_HELP, OPT_VERSION, OPT_IGNORE,
+};
+
+typedef struct opt {
+    const char *name; /* without leading dashes; "-name" and "--name" both match */
+    int nargs;
+    enum opt_id id;
+} opt_t;
+
+static const opt_t options[] = {
+    {"n", 1, OPT_NP},
+    {"np", 1, OPT_NP},
+    {"host", 1, OPT_HOSTS},
+    {"hosts", 1, OPT_HOSTS},
+    {"H", 1, OPT_HOSTS},
+    {"f", 1, OPT_HOSTFILE},
+    {"hostfile", 1, OPT_HOSTFILE},
+    {"machinefile", 1, OPT_HOSTFILE},
+    {"env", 2, OPT_ENV},
+    {"genv", 2, OPT_ENV},
+    {"genvall", 0, OPT_ENVALL},
+    {"envall", 0, OPT_ENVALL},
+    {"genvnone", 0, OPT_ENVNONE},
+    {"envnone", 0, OPT_ENVNONE},
+    {"genvlist", 1, OPT_ENVLIST},
+    {"envlist", 1, OPT_ENVLIST},
+    {"x", 1, OPT_X},
+    {"l", 0, OPT_LABEL},
+    {"prepend-rank", 0, OPT_LABEL},
+    {"tag-output", 0, OPT_LABEL},
+    {"wdir", 1, OPT_WDIR},
+    {"wd", 1, OPT_WDIR},
+    {"timeout", 1, OPT_TIMEOUT},
+    {"help", 0, OPT_HELP},
+    {"h", 0, OPT_HELP},
+    {"version", 0, OPT_VERSION},
+    {"V", 0, OPT_VERSION},
+    /* Placement and binding: one host, nothing to place. */
+    {"oversubscribe", 0, OPT_IGNORE},
+    {"allow-run-as-root", 0, OPT_IGNORE},
+    {"bind-to", 1, OPT_IGNORE},
+    {"map-by", 1, OPT_IGNORE},
+    {"rank-by", 1, OPT_IGNORE},
+    {"ppn", 1, OPT_IGNORE},
+    {"perhost", 1, OPT_IGNORE},
+    {"npernode", 1, OPT_IGNORE},
+    {"report-bindings", 0, OPT_IGNORE},
+    {"use-hwthread-cpus", 0, OPT_IGNORE},
+    {"mca", 2, OPT_IGNORE},
+    {"bootstrap", 1, OPT_IGNORE},
+    {"launcher", 1, OPT_IGNORE},
+    {"iface", 1, OPT_IGNORE},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: " FY_MPX_PROG " [options] program [args...]\n"
+            "Runs N copies of program on this host as one MPI job.\n\n"
+            "  -n, -np N               number of ranks (default: host slots, else 1)\n"
+            "  -host, -hosts LIST      hosts, comma-separated (this host only: localhost,\n"
+            "                          127.0.0.1 or its name; 'name:N' gives N slots)\n"
+            "  -f, -hostfile, -machinefile FILE\n"
+            "                          hosts, one per line ('name', 'name:N', 'name slots=N')\n"
+            "  -env, -genv NAME VALUE  set NAME in every rank\n"
+            "  -x NAME[=VALUE]         export NAME (our value, or VALUE) to every rank\n"
+            "  -genvlist A,B,...       export these variables\n"
+            "  -genvall                pass our whole environment (the default)\n"
+            "  -genvnone               pass none of our environment\n"
+            "  -l                      prefix each output line with \"[rank] \"\n"
+            "  -wdir DIR               run the ranks in DIR\n"
+            "  --timeout SEC           kill the job after SEC seconds (also MPIEXEC_TIMEOUT)\n"
+            "  --help, --version\n"
+            "Ignored on one host: --oversubscribe --allow-run-as-root -bind-to X -map-by X\n"
+            "  -ppn N --mca K V -bootstrap X\n\n"
+            "Exit status: 0 if every rank exits 0, else that of the first rank to fail\n"
+            "(128+N for signal N), the code given to MPI_Abort, 124 on timeout, 1 on usage\n"
+            "errors, 127 if the program is not found.\n");
+}
+
+static __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, FY_MPX_PROG ": ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+static int parse_count(const char *opt, const char *s, int min)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || errno != 0 || v < min || v > 100000)
+        die("%s needs a number >= %d, not '%s'", opt, min, s);
+    return (int)v;
+}
+
+static void add_env(fy_mpx_opts_t *o, const char *name, const char *value)
+{
+    if (*name == '\0' || strchr(name, '=') != NULL)
+        die("invalid environment variable name '%s'", name);
+    char *s;
+    if (asprintf(&s, "%s=%s", name, value) < 0)
+        die("out of memory");
+    o->env = realloc(o->env, sizeof(*o->env) * (size_t)(o->nenv + 1));
+    if (o->env == NULL)
+        die("out of memory");
+    o->env[o->nenv++] = s;
+}
+
+/* -x NAME=VALUE sets, -x NAME exports our value (and is a no-op when we have none). */
+static void export_var(fy_mpx_opts_t *o, const char *spec)
+{
+    const char *eq = strchr(spec, '=');
+    if (eq != NULL) {
+        char *name = strndup(spec, (size_t)(eq - spec));
+        add_env(o, name, eq + 1);
+        free(name);
+    } else if (getenv(spec) != NULL) {
+        add_env(o, spec, getenv(spec));
+    }
+}
+
+static int host_is_local(const char *h)
+{
+    static const char *const local[] = {"localhost", "localhost.localdomain", "127.0.0.1", "::1"};
+    for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++) {
+        if (strcmp(h, local[i]) == 0)
+            return 1;
+    }
+    char me[HOST_NAME_MAX + 1] = "";
+    gethostname(me, sizeof(me) - 1);
+    if (strcmp(h, me) == 0)
+        return 1;
+    /* "node1" names us when we are "node1.example.org", and the other way round. */
+    size_t hl = strcspn(h, "."), ml = strcspn(me, ".");
+    return hl == ml && hl > 0 && strncmp(h, me, hl) == 0 && (h[hl] == '\0' || me[ml] == '\0');
+}
+
+/* One host entry, "name" or "name:N"; returns its slots (1 when not given). */
+static int add_host(const char *spec)
+{
+    char name[256];
+    int slots = 1;
+    size_t len = strcspn(spec, ":");
+    if (len == 0 || len >= sizeof(name))
+        die("invalid host '%s'", spec);
+    memcpy(name, spec, len);
+    name[len] = '\0';
+    if (spec[len] == ':')
+        slots = parse_count("host slots", spec + len + 1, 1);
+    if (!host_is_local(name))
+        die("host '%s' is not this machine; this release of Ferry runs on the local host only",
+            name);
+    return slots;
+}
+
+static int add_host_list(const char *list)
+{
+    char *copy = strdup(list), *save = NULL;
+    int slots = 0;
+    for (char *h = strtok_r(copy, ",", &save); h != NULL; h = strtok_r(NULL, ",", &save))
+        slots += add_host(h);
+    free(copy);
+    return slots;
+}
+
+static int add_host_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        die("cannot open host file '%s': %s", path, strerror(errno));
+    char line[1024];
+    int slots = 0;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        line[strcspn(line, "#\r\n")] = '\0';
+        char *save = NULL, *host = strtok_r(line, " \t", &save);
+        if (host == NULL)
+            continue;
+        int n = add_host(host);
+        for (char *tok = strtok_r(NULL, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+            if (strncmp(tok, "slots=", 6) == 0)
+                n = parse_count("slots", tok + 6, 1);
+        }
+        slots += n;
+    }
+    fclose(f);
+    return slots;
+}
+
+/* The path we will exec: as given when it holds a '/', else found in PATH like execvp would. */
+static const char *resolve_prog(const char *name, const char *wdir)
+{
+    static char path[PATH_MAX];
+    struct stat st;
+    if (strchr(name, '/') != NULL) {
+        if (name[0] != '/' && wdir != NULL)
+            snprintf(path, sizeof(path), "%s/%s", wdir, name);
+        else
+            snprintf(path, sizeof(path), "%s", name);
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || access(path, X_OK) != 0)
+            return NULL;
+        return name; /* exec'd after chdir(wdir), so keep it relative */
+    }
+    const char *p = getenv("PATH");
+    if (p == NULL)
+        p = "/usr/local/bin:/usr/bin:/bin";
+    while (*p != '\0') {
+        size_t len = strcspn(p, ":");
+        snprintf(path, sizeof(path), "%.*s/%s", len ? (int)len : 1, len ? p : ".", name);
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0) {
+            if (path[0] != '/' && wdir != NULL) {
+                char abs[PATH_MAX];
+                if (realpath(path, abs) != NULL)
+                    snprintf(path, sizeof(path), "%s", abs);
+            }
+            return path;
+        }
+        p += len + (p[len] == ':');
+    }
+    return NULL;
+}
+
+static const opt_t *find_option(const char *arg, const char **inline_val)
+{
+    *inline_val = NULL;
+    if (arg[0] != '-' || arg[1] == '\0')
+        return NULL;
+    const char *name = arg + 1 + (arg[1] == '-');
+    size_t len = strcspn(name, "=");
+    for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
+        if (strncmp(options[i].name, name, len) != 0 || options[i].name[len] != '\0')
+            continue;
+        if (name[len] == '=') {
+            if (options[i].nargs != 1)
+                return NULL;
+            *inline_val = name + len + 1; /* --np=4 */
+        }
+        return &options[i];
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    fy_mpx_opts_t o = {0};
+    int slots = 0, i;
+
+    const char *dbg = getenv("FY_MPIEXEC_DEBUG");
+    fy_mpx_pmi_debug = dbg != NULL && *dbg != '\0' && strcmp(dbg, "0") != 0;
+    const char *t = getenv("MPIEXEC_TIMEOUT");
+    if (t != NULL && *t != '\0')
+        o.timeout = parse_count("MPIEXEC_TIMEOUT", t, 0);
+
+    for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+        const char *arg = argv[i], *val;
+        const opt_t *op = find_option(arg, &val);
+        if (op == NULL)
+            die("unknown option '%s' (see " FY_MPX_PROG " --help)", arg);
+        const char *a[2] = {val, NULL};
+        for (int k = val ? 1 : 0; k < op->nargs; k++) {
+            if (i + 1 >= argc)
+                die("option '%s' needs %d argument%s", arg, op->nargs, op->nargs > 1 ? "s" : "");
+            a[k] = argv[++i];
+        }
+        switch (op->id) {
+        case OPT_NP: o.np = parse_count(arg, a[0], 1); break;
+        case OPT_HOSTS: slots += add_host_list(a[0]); break;
+        case OPT_HOSTFILE: slots += add_host_file(a[0]); break;
+        case OPT_ENV: add_env(&o, a[0], a[1]); break;
+        case OPT_ENVALL: o.env_none = 0; break;
+        case OPT_ENVNONE: o.env_none = 1; break;
+        case OPT_ENVLIST: {
+            char *copy = strdup(a[0]), *save = NULL;
+            for (char *n = strtok_r(copy, ",", &save); n; n = strtok_r(NULL, ",", &save))
+                export_var(&o, n);
+            free(copy);
+            break;
+        }
+        case OPT_X: export_var(&o, a[0]); break;
+        case OPT_LABEL: o.label = 1; break;
+        case OPT_WDIR: o.wdir = a[0]; break;
+        case OPT_TIMEOUT: o.timeout = parse_count(arg, a[0], 0); break;
+        case OPT_HELP: usage(stdout); return 0;
+        case OPT_VERSION: printf(FY_MPX_PROG " (Ferry) " FY_VERSION "\n"); return 0;
+        case OPT_IGNORE: break;
+        }
+    }
+    if (i >= argc) {
+        usage(stderr);
+        return 1;
+    }
+    if (o.np == 0)
+        o.np = slots > 0 ? slots : 1;
+    if (o.wdir != NULL) {
+        struct stat st;
+        errno = 0;
+        if (stat(o.wdir, &st) != 0 || !S_ISDIR(st.st_mode))
+            die("cannot use '%s' as working directory: %s", o.wdir,
+                errno ? strerror(errno) : "not a directory");
+    }
+    o.prog = resolve_prog(argv[i], o.wdir);
+    if (o.prog == NULL) {
+        fprintf(stderr, FY_MPX_PROG ": cannot find executable program '%s'\n", argv[i]);
+        return 127;
+    }
+    o.argv = argv + i;
+    return fy_mpx_job_run(&o);
+}

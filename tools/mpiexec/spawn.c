@@ -1,0 +1,194 @@
+/* Starting the job's processes: the process-group leader, then one process per rank. */
+#include "mpiexec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* Sent to the leader by the kernel when mpiexec dies (even by SIGKILL). A signal nobody sends
+ * to a process group by accident. */
+#define LEADER_DEATH_SIG SIGRTMAX
+
+static void leader_on_parent_death(int sig)
+{
+    (void)sig;
+    kill(0, SIGKILL); /* the whole group, grandchildren included, and ourselves */
+}
+
+/* The leader owns the group id. It is never reaped before the job ends, so the id cannot be
+ * handed to an unrelated process while we may still signal the group; and it takes the group
+ * down if mpiexec itself is killed. */
+static void leader_main(pid_t parent)
+{
+    int fd = open("/dev/null", O_RDWR);
+    if (fd >= 0) {
+        dup2(fd, 0);
+        dup2(fd, 1);
+        dup2(fd, 2); /* must not keep our output pipes open */
+    }
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    signal(LEADER_DEATH_SIG, leader_on_parent_death);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    prctl(PR_SET_PDEATHSIG, LEADER_DEATH_SIG);
+    if (getppid() != parent)
+        kill(0, SIGKILL);
+    for (;;)
+        pause();
+}
+
+int fy_mpx_spawn_leader(fy_mpx_job_t *job)
+{
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, FY_MPX_PROG ": fork: %s\n", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        leader_main(parent);
+    }
+    setpgid(pid, pid); /* also here: the ranks must not join a group that does not exist yet */
+    job->leader = pid;
+    return 0;
+}
+
+static void set_env_int(const char *name, int v)
+{
+    char s[32];
+    snprintf(s, sizeof(s), "%d", v);
+    setenv(name, s, 1);
+}
+
+/* In the child: everything between fork and exec. Never returns. */
+static void rank_exec(const fy_mpx_job_t *job, int rank, int pmi_fd, int in_fd, int out_fd,
+                      int err_fd)
+{
+    const fy_mpx_opts_t *o = job->opts;
+
+    setpgid(0, job->leader);
+    /* Undo what mpiexec set for itself: blocked signals (for its signalfd) and ignored SIGPIPE
+     * survive exec. */
+    signal(SIGPIPE, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+
+    if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
+        _exit(127);
+    int flags = fcntl(pmi_fd, F_GETFD);
+    fcntl(pmi_fd, F_SETFD, flags & ~FD_CLOEXEC);
+
+    if (o->env_none)
+        clearenv();
+    for (int i = 0; i < o->nenv; i++)
+        putenv(o->env[i]);
+    /* We may run inside another job: its PMI settings are not ours. */
+    unsetenv("PMI_PORT");
+    unsetenv("PMI_ID");
+    set_env_int("PMI_FD", pmi_fd);
+    set_env_int("PMI_RANK", rank);
+    set_env_int("PMI_SIZE", o->np);
+    setenv("PMI_SPAWNED", "0", 1);
+    set_env_int("MPI_LOCALRANKID", rank);
+    set_env_int("MPI_LOCALNRANKS", o->np);
+
+    if (o->wdir != NULL && chdir(o->wdir) != 0) {
+        fprintf(stderr, FY_MPX_PROG ": rank %d: cannot change to directory '%s': %s\n", rank,
+                o->wdir, strerror(errno));
+        _exit(127);
+    }
+    execv(o->prog, o->argv);
+    fprintf(stderr, FY_MPX_PROG ": rank %d: cannot run '%s': %s\n", rank, o->prog,
+            strerror(errno));
+    _exit(127);
+}
+
+static int spawn_rank(fy_mpx_job_t *job, fy_mpx_rank_t *r)
+{
+    int sv[2], out[2], err[2], in[2] = {-1, -1};
+
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+        goto err_msg;
+    if (pipe2(out, O_CLOEXEC) != 0)
+        goto err_sv;
+    if (pipe2(err, O_CLOEXEC) != 0)
+        goto err_out;
+    /* Stdin goes to rank 0 only; the others read /dev/null. */
+    if (r->rank == 0 && job->stdin_open) {
+        if (pipe2(in, O_CLOEXEC) != 0)
+            goto err_err;
+    } else if ((in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+        goto err_err;
+    }
+
+    pid_t pid = fork();
+    if (pid < 0)
+        goto err_in;
+    if (pid == 0)
+        rank_exec(job, r->rank, sv[1], in[0], out[1], err[1]);
+
+    setpgid(pid, job->leader);
+    close(sv[1]);
+    close(out[1]);
+    close(err[1]);
+    close(in[0]);
+    fcntl(out[0], F_SETFL, O_NONBLOCK);
+    fcntl(err[0], F_SETFL, O_NONBLOCK);
+    if (in[1] >= 0) {
+        fcntl(in[1], F_SETFL, O_NONBLOCK);
+        job->stdin_to = in[1];
+    }
+    r->pid = pid;
+    r->pmi_fd = sv[0];
+    fy_mpx_stream_init(&r->out, out[0], 1);
+    fy_mpx_stream_init(&r->err, err[0], 2);
+    job->nlive++;
+    return 0;
+
+err_in:
+    close(in[0]);
+    if (in[1] >= 0)
+        close(in[1]);
+err_err:
+    close(err[0]);
+    close(err[1]);
+err_out:
+    close(out[0]);
+    close(out[1]);
+err_sv:
+    close(sv[0]);
+    close(sv[1]);
+err_msg:
+    fprintf(stderr, FY_MPX_PROG ": cannot start rank %d: %s\n", r->rank, strerror(errno));
+    return -1;
+}
+
+int fy_mpx_spawn_ranks(fy_mpx_job_t *job)
+{
+    for (int i = 0; i < job->opts->np; i++) {
+        if (spawn_rank(job, &job->ranks[i]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+void fy_mpx_signal_all(fy_mpx_job_t *job, int sig)
+{
+    if (job->leader > 0)
+        kill(-job->leader, sig);
+    for (int i = 0; i < job->opts->np; i++) {
+        if (job->ranks[i].pid > 0)
+            kill(job->ranks[i].pid, sig);
+    }
+}
