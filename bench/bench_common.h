@@ -1,0 +1,117 @@
+/*
+ * bench_common.h - small helpers shared by the Ferry benchmarks.
+ *
+ * Everything here is standard C11 plus POSIX and MPI; the benchmarks must
+ * build unchanged against Ferry, MPICH and Open MPI. Helpers are static
+ * inline so each benchmark stays a single translation unit.
+ */
+#ifndef FY_BENCH_COMMON_H
+#define FY_BENCH_COMMON_H
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BENCH_ALIGN 4096
+
+/* Page-aligned, zero-filled (so every page is touched before timing) buffer;
+ * aborts the job on failure: a benchmark cannot do anything useful without it. */
+static inline void *bench_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (bytes == 0)
+        bytes = 1;
+    if (posix_memalign(&p, BENCH_ALIGN, bytes) != 0) {
+        fprintf(stderr, "bench: cannot allocate %zu bytes\n", bytes);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    memset(p, 0, bytes);
+    return p;
+}
+
+/* Parses a byte count with an optional K/M/G suffix (binary: 4M = 4 MiB).
+ * Returns 0 on success and stores the value in *out_p; -1 on bad input. */
+static inline int bench_parse_size(const char *s, size_t *out_p)
+{
+    char *end = NULL;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s)
+        return -1;
+    switch (*end) {
+    case 'k': case 'K': v <<= 10; end++; break;
+    case 'm': case 'M': v <<= 20; end++; break;
+    case 'g': case 'G': v <<= 30; end++; break;
+    default: break;
+    }
+    if (*end != '\0')
+        return -1;
+    *out_p = (size_t)v;
+    return 0;
+}
+
+/* Parses a positive int; returns 0 on success, -1 on bad input. */
+static inline int bench_parse_int(const char *s, int *out_p)
+{
+    char *end = NULL;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || v < 0 || v > 1000000000L)
+        return -1;
+    *out_p = (int)v;
+    return 0;
+}
+
+/* Parses a non-negative number of seconds (may be fractional). */
+static inline int bench_parse_seconds(const char *s, double *out_p)
+{
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || v < 0.0)
+        return -1;
+    *out_p = v;
+    return 0;
+}
+
+/* Prints the first line of the MPI library's self-description, prefixed
+ * with "# " so that machine-readable output stays parseable. */
+static inline void bench_print_library(void)
+{
+#if defined(MPI_VERSION) && MPI_VERSION >= 3
+    char text[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    if (MPI_Get_library_version(text, &len) == MPI_SUCCESS) {
+        text[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING - 1] = '\0';
+        text[strcspn(text, "\r\n")] = '\0';
+        printf("# MPI library: %s\n", text);
+    }
+#endif
+}
+
+static inline int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median, minimum and mean of v[0..n-1] (n >= 1); sorts v in place. */
+static inline void bench_stats(double *v, int n, double *median_p, double *min_p, double *mean_p)
+{
+    double sum = 0.0;
+    qsort(v, (size_t)n, sizeof(*v), cmp_double);
+    for (int i = 0; i < n; i++)
+        sum += v[i];
+    *median_p = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+    *min_p = v[0];
+    *mean_p = sum / n;
+}
+
+/* Stops the whole job with a message from rank 0 (usage errors and the like). */
+static inline void bench_die(int rank, const char *msg)
+{
+    if (rank == 0)
+        fprintf(stderr, "%s\n", msg);
+    MPI_Finalize();
+    exit(1);
+}
+
+#endif /* FY_BENCH_COMMON_H */

@@ -1,0 +1,162 @@
+/*
+ * latency.c - blocking ping-pong latency between ranks 0 and 1.
+ *
+ * For each message size (0, then 1 B ... max, powers of two) rank 0 sends a
+ * message with MPI_Send, rank 1 receives it with MPI_Recv and sends a message
+ * of the same size back. After `warm-up` untimed round trips, `iters` round
+ * trips are timed with MPI_Wtime on rank 0; the one-way latency is
+ *
+ *     latency = elapsed / (2 * iters)          (reported in microseconds)
+ *
+ * The timed round trips are split into batches (default 20), each timed on
+ * its own; the reported latency is that of the median batch, which a stray
+ * preemption of a rank (common on small or virtual machines) cannot move.
+ * The minimum and the plain average over all iterations are printed too.
+ *
+ * Iterations are scaled down above 8 KiB so that every size moves roughly
+ * the same number of bytes. Ranks other than 0 and 1 only join the barriers.
+ * The benchmark never judges its numbers; it only prints them.
+ *
+ * Usage: latency [-m] [-i iters] [-w warmup] [-b batches] [-x max_size]
+ *   -m   machine-readable output: "size usec_median usec_min usec_avg" per size
+ *   -i   round trips timed for sizes <= 8 KiB (default 10000)
+ *   -w   untimed round trips before each size (default 200)
+ *   -b   batches the timed round trips are split into (default 20)
+ *   -x   largest size, K/M suffixes allowed (default 4M)
+ */
+#define _POSIX_C_SOURCE 200112L
+#include "bench_common.h"
+
+#include <unistd.h>
+
+#define TAG_PING 1
+#define TAG_PONG 2
+#define SCALE_FROM 8192 /* sizes above this get proportionally fewer iterations */
+#define MIN_ITERS 10
+
+typedef struct options {
+    int machine;
+    int iters;
+    int warmup;
+    int batches;
+    size_t max_size;
+} options_t;
+
+static int scaled(int base, size_t size, int floor_value)
+{
+    if (size <= SCALE_FROM)
+        return base;
+    long long n = (long long)base * SCALE_FROM / (long long)size;
+    return n < floor_value ? floor_value : (int)n;
+}
+
+static int parse_options(int argc, char **argv, options_t *opt_p)
+{
+    options_t opt = { 0, 10000, 200, 20, (size_t)4 << 20 };
+    int c;
+    while ((c = getopt(argc, argv, "mi:w:b:x:h")) != -1) {
+        switch (c) {
+        case 'm': opt.machine = 1; break;
+        case 'i': if (bench_parse_int(optarg, &opt.iters) || opt.iters < 1) return -1; break;
+        case 'w': if (bench_parse_int(optarg, &opt.warmup)) return -1; break;
+        case 'b': if (bench_parse_int(optarg, &opt.batches) || opt.batches < 1) return -1; break;
+        case 'x': if (bench_parse_size(optarg, &opt.max_size)) return -1; break;
+        default: return -1;
+        }
+    }
+    if (opt.max_size > ((size_t)1 << 30))
+        return -1;
+    *opt_p = opt;
+    return 0;
+}
+
+/* One ping-pong round trip as seen by `rank` (only 0 and 1 take part). */
+static void round_trip(int rank, char *buf, int count)
+{
+    if (rank == 0) {
+        MPI_Send(buf, count, MPI_CHAR, 1, TAG_PING, MPI_COMM_WORLD);
+        MPI_Recv(buf, count, MPI_CHAR, 1, TAG_PONG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+        MPI_Recv(buf, count, MPI_CHAR, 0, TAG_PING, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(buf, count, MPI_CHAR, 0, TAG_PONG, MPI_COMM_WORLD);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int rank, nranks;
+    options_t opt;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    if (parse_options(argc, argv, &opt) != 0)
+        bench_die(rank, "usage: latency [-m] [-i iters] [-w warmup] [-b batches] [-x max_size<=1G]");
+    if (nranks < 2)
+        bench_die(rank, "latency: needs at least 2 ranks");
+
+    char *buf = bench_alloc(opt.max_size);
+    double *batch_usec = malloc(sizeof(double) * (size_t)opt.batches);
+    if (batch_usec == NULL)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+
+    if (rank == 0) {
+        printf("# Ferry bench: latency (blocking ping-pong, ranks 0 <-> 1, %d ranks)\n", nranks);
+        bench_print_library();
+        printf("# one-way latency = round-trip time / 2, in microseconds; median of %d batches\n",
+               opt.batches);
+        if (opt.machine)
+            printf("# size usec_median usec_min usec_avg\n");
+        else
+            printf("# %12s %12s %12s %12s %10s\n", "size (B)", "median (us)", "min (us)",
+                   "avg (us)", "iters");
+        fflush(stdout);
+    }
+
+    int bad_data = 0;
+    for (size_t size = 0; size <= opt.max_size; size = size ? size * 2 : 1) {
+        int count = (int)size;
+        int iters = scaled(opt.iters, size, MIN_ITERS);
+        int warmup = scaled(opt.warmup, size, 2);
+        int nbatch = iters < opt.batches ? iters : opt.batches;
+        int per_batch = (iters + nbatch - 1) / nbatch;
+        unsigned char mark = (unsigned char)(size % 251 + 1);
+
+        /* Sanity only: rank 0 stamps the ends of its buffer; rank 1 must see them. */
+        if (size > 0) {
+            buf[0] = buf[size - 1] = rank == 0 ? (char)mark : 0;
+        }
+        for (int i = 0; i < warmup; i++)
+            round_trip(rank, buf, count);
+        if (rank == 1 && size > 0 && warmup > 0 &&
+            (buf[0] != (char)mark || buf[size - 1] != (char)mark))
+            bad_data = 1;
+
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int b = 0; b < nbatch; b++) {
+            double t0 = MPI_Wtime();
+            for (int i = 0; i < per_batch; i++)
+                round_trip(rank, buf, count);
+            double t = MPI_Wtime() - t0;
+            batch_usec[b] = t * 1e6 / (2.0 * per_batch);
+        }
+
+        if (rank == 0) {
+            double median, min, mean;
+            bench_stats(batch_usec, nbatch, &median, &min, &mean);
+            if (opt.machine)
+                printf("%zu %.3f %.3f %.3f\n", size, median, min, mean);
+            else
+                printf("  %12zu %12.3f %12.3f %12.3f %10d\n", size, median, min, mean,
+                       per_batch * nbatch);
+            fflush(stdout);
+        }
+    }
+    if (bad_data)
+        fprintf(stderr, "latency: WARNING: rank 1 received wrong data; numbers are suspect\n");
+
+    free(batch_usec);
+    free(buf);
+    MPI_Finalize();
+    return 0;
+}
