@@ -1,0 +1,20 @@
+#!/bin/sh
+# Installs what Ferry needs from Debian, idempotently. `build`: compilers and build tools;
+# `test`: also the reference MPIs (MPICH, Open MPI) for differential and interop tests, and
+# python3-venv for the mpi4py test. Does nothing for packages already present.
+set -e
+want="build-essential cmake ninja-build python3"
+case "${1:-build}" in
+  test|bench) want="$want mpich libmpich-dev openmpi-bin libopenmpi-dev python3-venv python3-pip" ;;
+esac
+missing=""
+for p in $want; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "install-deps: installing$missing"
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq $missing

@@ -1,0 +1,84 @@
+/* The collectives of this release; argument checks here, algorithms in src/coll. */
+#include "fy_coll.h"
+#include "fy_op.h"
+#include "p2p_start.h"
+
+int PMPI_Barrier(MPI_Comm comm)
+{
+    fy_comm_t *c;
+    int rc = fy_api_comm("MPI_Barrier", comm, &c);
+    if (rc == MPI_SUCCESS) {
+        fy_lock();
+        rc = fy_barrier(c);
+        fy_unlock();
+    }
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}
+
+static int coll_args(const char *fn, const void *buf, int count, MPI_Datatype dt, MPI_Comm comm,
+                     fy_comm_t **c, const fy_dtype_t **d)
+{
+    int rc = fy_api_comm(fn, comm, c);
+    if (rc == MPI_SUCCESS)
+        rc = fy_api_count(fn, count);
+    if (rc == MPI_SUCCESS)
+        rc = fy_api_dtype(fn, dt, d);
+    if (rc == MPI_SUCCESS && buf != MPI_IN_PLACE)
+        rc = fy_api_buf(fn, buf, count, *d);
+    return rc;
+}
+
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    fy_comm_t *c;
+    const fy_dtype_t *d;
+    int rc = coll_args("MPI_Bcast", buffer, count, datatype, comm, &c, &d);
+    if (rc == MPI_SUCCESS)
+        rc = fy_api_rank("MPI_Bcast", c, root, "root", 0, 0);
+    if (rc == MPI_SUCCESS) {
+        fy_lock();
+        rc = fy_bcast(buffer, count, d, root, c);
+        fy_unlock();
+    }
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}
+
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm)
+{
+    const char *fn = "MPI_Reduce";
+    fy_comm_t *c;
+    const fy_dtype_t *d;
+    int rc = coll_args(fn, sendbuf, count, datatype, comm, &c, &d);
+    if (rc == MPI_SUCCESS)
+        rc = fy_api_rank(fn, c, root, "root", 0, 0);
+    if (rc == MPI_SUCCESS)
+        rc = fy_op_check(fn, op, d);
+    if (rc == MPI_SUCCESS && sendbuf == MPI_IN_PLACE && c->rank != root)
+        rc = fy_err_set(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is only valid at the root", fn);
+    if (rc == MPI_SUCCESS) {
+        fy_lock();
+        rc = fy_reduce(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, d, op, root, c);
+        fy_unlock();
+    }
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}
+
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm)
+{
+    const char *fn = "MPI_Allreduce";
+    fy_comm_t *c;
+    const fy_dtype_t *d;
+    int rc = coll_args(fn, sendbuf, count, datatype, comm, &c, &d);
+    if (rc == MPI_SUCCESS)
+        rc = fy_api_buf(fn, recvbuf, count, d);
+    if (rc == MPI_SUCCESS)
+        rc = fy_op_check(fn, op, d);
+    if (rc == MPI_SUCCESS) {
+        fy_lock();
+        rc = fy_allreduce(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, d, op, c);
+        fy_unlock();
+    }
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}

@@ -1,0 +1,91 @@
+/* Communicator queries, duplication and freeing. */
+#include <string.h>
+
+#include "fy_api.h"
+#include "fy_coll.h"
+
+int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+    fy_comm_t *c;
+    int rc = fy_api_comm("MPI_Comm_size", comm, &c);
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(comm, rc);
+    *size = c->size;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    fy_comm_t *c;
+    int rc = fy_api_comm("MPI_Comm_rank", comm, &c);
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(comm, rc);
+    *rank = c->rank;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    fy_comm_t *c, *n = NULL;
+    int rc = fy_api_comm("MPI_Comm_dup", comm, &c);
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(comm, rc);
+    uint64_t agreed[FY_CID_MASK_WORDS];
+    fy_lock();
+    rc = fy_allreduce(fy_comm_free_cids(), agreed, FY_CID_MASK_WORDS,
+                      fy_dtype_get(MPI_UINT64_T), MPI_BAND, c);
+    if (rc == MPI_SUCCESS)
+        rc = fy_comm_dup(c, agreed, &n);
+    fy_unlock();
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(comm, rc);
+    *newcomm = n->handle;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    fy_comm_t *c;
+    int rc = fy_api_comm("MPI_Comm_free", *comm, &c);
+    if (rc == MPI_SUCCESS && (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF))
+        rc = fy_err_set(MPI_ERR_COMM, "MPI_Comm_free: cannot free %s", c->name);
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(*comm, rc);
+    fy_lock();
+    fy_comm_release(c);
+    fy_unlock();
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
+{
+    fy_comm_t *c;
+    int rc = fy_api_comm("MPI_Comm_set_name", comm, &c);
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(comm, rc);
+    strncpy(c->name, name, MPI_MAX_OBJECT_NAME - 1);
+    c->name[MPI_MAX_OBJECT_NAME - 1] = '\0';
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
+{
+    fy_comm_t *c;
+    int rc = fy_api_comm("MPI_Comm_get_name", comm, &c);
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(comm, rc);
+    strcpy(name, c->name);
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    fy_comm_t *c;
+    int rc = fy_api_comm("MPI_Comm_test_inter", comm, &c);
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(comm, rc);
+    *flag = 0;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,42 @@
+/* Shared by the MPI entry points: argument checks that write one clear message naming the
+ * function, the argument and the value, and the lock/entry discipline. Each check returns
+ * MPI_SUCCESS or the error class (message already set); the entry point then raises it on
+ * the communicator with fy_err_raise_comm. */
+#ifndef FY_API_H
+#define FY_API_H
+
+#include <stddef.h>
+
+#include "fy_comm.h"
+#include "fy_dtype.h"
+#include "fy_err.h"
+#include "fy_request.h"
+#include "fy_runtime.h"
+#include "mpi.h"
+
+/* Every entry point that needs the library running starts with this. */
+int fy_api_check_init(const char *fn);
+
+int fy_api_comm(const char *fn, MPI_Comm h, fy_comm_t **c_p);
+int fy_api_dtype(const char *fn, MPI_Datatype h, const fy_dtype_t **d_p);
+int fy_api_count(const char *fn, MPI_Aint count);
+/* `what` is "dest", "source" or "root"; wildcards allowed as the flags say. */
+int fy_api_rank(const char *fn, const fy_comm_t *c, int rank, const char *what, int allow_any,
+                int allow_null);
+int fy_api_tag(const char *fn, int tag, int allow_any);
+int fy_api_buf(const char *fn, const void *buf, MPI_Aint count, const fy_dtype_t *d);
+int fy_api_request(const char *fn, MPI_Request h, fy_req_t **r_p);
+
+/* Checks of a whole send/receive argument list. */
+int fy_api_p2p_args(const char *fn, const void *buf, MPI_Aint count, MPI_Datatype dt, int peer,
+                    int tag, MPI_Comm comm, int is_recv, fy_comm_t **c_p,
+                    const fy_dtype_t **d_p);
+
+/* Completion: fills *status (unless ignored) from r and returns r's error class or code. */
+int fy_api_status_out(fy_req_t *r, MPI_Status *status);
+/* Releases a completed request: frees it, or deactivates a persistent one. */
+void fy_api_request_retire(fy_req_t *r, MPI_Request *h);
+
+#define FY_TAG_UB 0x7fffffff
+
+#endif

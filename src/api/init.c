@@ -1,0 +1,131 @@
+/* MPI_Init and friends: the environment of a Ferry process. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fy_api.h"
+#include "fy_coll.h"
+#include "fy_init.h"
+#include "fy_p2p.h"
+#include "fy_pmi.h"
+
+static int do_init(const char *fn, int required, int *provided)
+{
+    if (fy_rt.initialized || fy_rt.finalized) {
+        fy_err_set(MPI_ERR_OTHER, "%s: MPI is already %s", fn,
+                   fy_rt.finalized ? "finalized" : "initialized");
+        return fy_err_raise_comm(MPI_COMM_NULL, MPI_ERR_OTHER);
+    }
+    int rc = fy_init(required, provided);
+    if (rc != MPI_SUCCESS)
+        fy_fatal(rc, fy_err_last_message());
+    return MPI_SUCCESS;
+}
+
+int PMPI_Init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    return do_init("MPI_Init", MPI_THREAD_SINGLE, NULL);
+}
+
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    (void)argc;
+    (void)argv;
+    return do_init("MPI_Init_thread", required, provided);
+}
+
+static bool no_pending(void *arg)
+{
+    (void)arg;
+    extern int fy_pending_total;
+    return fy_pending_total == 0;
+}
+
+int PMPI_Finalize(void)
+{
+    int rc = fy_api_check_init("MPI_Finalize");
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(MPI_COMM_WORLD, rc);
+    fy_lock();
+    /* Queued control records (FIN, ACK) may be what a peer still waits for. */
+    fy_wait_until(no_pending, NULL);
+    rc = fy_barrier(fy_comm_get(MPI_COMM_WORLD));
+    fy_finalize();
+    fy_unlock();
+    return rc;
+}
+
+int PMPI_Initialized(int *flag)
+{
+    *flag = fy_rt.initialized;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Finalized(int *flag)
+{
+    *flag = fy_rt.finalized;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Query_thread(int *provided)
+{
+    *provided = fy_rt.thread_level;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Is_thread_main(int *flag)
+{
+    *flag = pthread_equal(pthread_self(), fy_rt.main_thread);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+    char msg[128];
+    snprintf(msg, sizeof msg, "MPI_Abort(%s, %d) called", fy_comm_name(comm), errorcode);
+    if (fy_rt.pmi)
+        fy_pmi_abort(fy_rt.pmi, errorcode, msg);
+    _exit(errorcode);
+}
+
+int PMPI_Get_version(int *version, int *subversion)
+{
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_library_version(char *version, int *resultlen)
+{
+    int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+                     "Ferry MPI %s (MPI %d.%d, MPICH ABI libmpi.so.12; transports: self, shm)",
+                     FERRY_VERSION, MPI_VERSION, MPI_SUBVERSION);
+    *resultlen = n;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_processor_name(char *name, int *resultlen)
+{
+    if (!fy_rt.hostname[0] && gethostname(fy_rt.hostname, sizeof fy_rt.hostname) != 0)
+        strcpy(fy_rt.hostname, "localhost");
+    snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", fy_rt.hostname);
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+double PMPI_Wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ((double)ts.tv_sec - fy_rt.wtime_base) + (double)ts.tv_nsec * 1e-9;
+}
+
+double PMPI_Wtick(void)
+{
+    struct timespec ts;
+    clock_getres(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

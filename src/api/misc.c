@@ -1,0 +1,168 @@
+/* Small entry points: address arithmetic, handle conversion, predefined datatype queries,
+ * predefined attributes, the profiling control call, and the ABI's exported objects. */
+#include <string.h>
+
+#include "fy_api.h"
+
+static int weights_empty_storage;
+int *const MPI_UNWEIGHTED = (int *)2; /* distinct from NULL and from any real array */
+int *const MPI_WEIGHTS_EMPTY = &weights_empty_storage;
+MPI_Fint *MPI_F_STATUS_IGNORE = NULL;
+MPI_Fint *MPI_F_STATUSES_IGNORE = NULL;
+MPI_F08_status *MPI_F08_STATUS_IGNORE = NULL;
+MPI_F08_status *MPI_F08_STATUSES_IGNORE = NULL;
+struct fy_t_pvar_handle_s *const MPI_T_PVAR_ALL_HANDLES = (struct fy_t_pvar_handle_s *)1;
+
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return base + disp; }
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; }
+
+/* Files do not exist yet in this release: only the null handle converts. */
+MPI_File PMPI_File_f2c(MPI_Fint file)
+{
+    (void)file;
+    return MPI_FILE_NULL;
+}
+MPI_Fint PMPI_File_c2f(MPI_File file)
+{
+    (void)file;
+    return 0;
+}
+
+/* Profiling control has no effect unless a profiling library intercepts it. */
+__attribute__((visibility("default"))) int PMPI_Pcontrol(const int level, ...)
+{
+    (void)level;
+    return MPI_SUCCESS;
+}
+__attribute__((visibility("default"))) int MPI_Pcontrol(const int level, ...)
+{
+    (void)level;
+    return MPI_SUCCESS;
+}
+
+/* The copy callback that duplicates an attribute value (MPI_COMM_DUP_FN and friends). */
+__attribute__((visibility("default"))) int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval,
+                                                       void *extra_state, void *attribute_val_in,
+                                                       void *attribute_val_out, int *flag)
+{
+    (void)oldcomm;
+    (void)keyval;
+    (void)extra_state;
+    *(void **)attribute_val_out = attribute_val_in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static int dtype(const char *fn, MPI_Datatype h, const fy_dtype_t **d)
+{
+    int rc = fy_api_dtype(fn, h, d);
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
+}
+
+int PMPI_Type_size(MPI_Datatype datatype, int *size)
+{
+    const fy_dtype_t *d;
+    int rc = dtype("MPI_Type_size", datatype, &d);
+    if (rc == MPI_SUCCESS)
+        *size = (int)d->size;
+    return rc;
+}
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    const fy_dtype_t *d;
+    int rc = dtype("MPI_Type_size_x", datatype, &d);
+    if (rc == MPI_SUCCESS)
+        *size = d->size;
+    return rc;
+}
+
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+{
+    const fy_dtype_t *d;
+    int rc = dtype("MPI_Type_get_extent", datatype, &d);
+    if (rc == MPI_SUCCESS) {
+        *lb = d->lb;
+        *extent = d->extent;
+    }
+    return rc;
+}
+
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    const fy_dtype_t *d;
+    int rc = dtype("MPI_Type_get_extent_x", datatype, &d);
+    if (rc == MPI_SUCCESS) {
+        *lb = d->lb;
+        *extent = d->extent;
+    }
+    return rc;
+}
+
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
+{
+    const fy_dtype_t *d;
+    int rc = dtype("MPI_Type_get_true_extent", datatype, &d);
+    if (rc == MPI_SUCCESS) {
+        *true_lb = d->lb;
+        *true_extent = d->contig ? d->size : d->blk_off[1] + d->blk_len[1];
+    }
+    return rc;
+}
+
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    MPI_Aint lb, ext;
+    int rc = PMPI_Type_get_true_extent(datatype, &lb, &ext);
+    if (rc == MPI_SUCCESS) {
+        *true_lb = lb;
+        *true_extent = ext;
+    }
+    return rc;
+}
+
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+{
+    const fy_dtype_t *d;
+    int rc = dtype("MPI_Type_get_name", datatype, &d);
+    if (rc == MPI_SUCCESS) {
+        strcpy(type_name, d->name);
+        *resultlen = (int)strlen(type_name);
+    }
+    return rc;
+}
+
+/* Predefined communicator attributes. Values live here so the pointers stay valid. */
+static int attr_tag_ub = 0x7fffffff, attr_host = MPI_PROC_NULL, attr_io = MPI_ANY_SOURCE,
+           attr_wtime_global = 0, attr_universe, attr_lastcode = 78, attr_appnum;
+
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+    fy_comm_t *c;
+    int rc = fy_api_comm("MPI_Comm_get_attr", comm, &c);
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(comm, rc);
+    int *v = NULL;
+    switch (comm_keyval) {
+    case MPI_TAG_UB: v = &attr_tag_ub; break;
+    case MPI_HOST: v = &attr_host; break;
+    case MPI_IO: v = &attr_io; break;
+    case MPI_WTIME_IS_GLOBAL: v = &attr_wtime_global; break;
+    case MPI_UNIVERSE_SIZE: attr_universe = fy_rt.size; v = &attr_universe; break;
+    case MPI_LASTUSEDCODE: v = &attr_lastcode; break;
+    case MPI_APPNUM: attr_appnum = fy_rt.appnum; v = &attr_appnum; break;
+    default:
+        fy_err_set(MPI_ERR_UNSUPPORTED_OPERATION,
+                   "MPI_Comm_get_attr: user keyvals are not implemented in this release "
+                   "(keyval 0x%x)", (unsigned)comm_keyval);
+        return fy_err_raise_comm(comm, MPI_ERR_UNSUPPORTED_OPERATION);
+    }
+    *(int **)attribute_val = v;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    return PMPI_Comm_get_attr(comm, keyval, attribute_val, flag);
+}

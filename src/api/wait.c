@@ -1,0 +1,399 @@
+/* Completion: the Wait and Test families, freeing and cancelling requests, and what a status
+ * says about the message. */
+#include "fy_p2p.h"
+#include "p2p_start.h"
+
+static void status_empty(MPI_Status *s)
+{
+    if (s != MPI_STATUS_IGNORE) {
+        int err = s->MPI_ERROR;
+        fy_status_set(s, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, err);
+    }
+}
+
+static MPI_Comm req_comm(const fy_req_t *r)
+{
+    return r->comm ? r->comm->handle : MPI_COMM_SELF;
+}
+
+/* NULL for null handles and inactive persistent requests; -1 (as pointer) for invalid. */
+static fy_req_t *lookup(const char *fn, MPI_Request h, int *rc)
+{
+    *rc = MPI_SUCCESS;
+    if (h == MPI_REQUEST_NULL)
+        return NULL;
+    fy_req_t *r;
+    if ((*rc = fy_api_request(fn, h, &r)) != MPI_SUCCESS)
+        return NULL;
+    if (r->persistent && !r->active)
+        return NULL;
+    return r;
+}
+
+/* Completes a done request: status out, retire. Returns its error (a code). */
+static int harvest(fy_req_t *r, MPI_Request *h, MPI_Status *status, MPI_Comm *comm_p)
+{
+    int err = fy_api_status_out(r, status);
+    *comm_p = req_comm(r);
+    fy_api_request_retire(r, h);
+    return err;
+}
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    int rc;
+    fy_lock();
+    fy_req_t *r = lookup("MPI_Wait", *request, &rc);
+    if (!r) {
+        fy_unlock();
+        if (rc != MPI_SUCCESS)
+            return fy_err_raise_comm(MPI_COMM_SELF, rc);
+        status_empty(status);
+        return MPI_SUCCESS;
+    }
+    fy_wait_req(r);
+    MPI_Comm comm;
+    rc = harvest(r, request, status, &comm);
+    fy_unlock();
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    int rc;
+    fy_lock();
+    fy_req_t *r = lookup("MPI_Test", *request, &rc);
+    if (!r) {
+        fy_unlock();
+        if (rc != MPI_SUCCESS)
+            return fy_err_raise_comm(MPI_COMM_SELF, rc);
+        *flag = 1;
+        status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (!fy_req_is_done(r))
+        fy_progress();
+    *flag = fy_req_is_done(r);
+    MPI_Comm comm = MPI_COMM_SELF;
+    rc = *flag ? harvest(r, request, status, &comm) : MPI_SUCCESS;
+    fy_unlock();
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}
+
+/* Shared by the multiple-completion calls: validates the array once. */
+static int check_array(const char *fn, int count, MPI_Request reqs[])
+{
+    int rc = fy_api_count(fn, count);
+    for (int i = 0; i < count && rc == MPI_SUCCESS; i++)
+        lookup(fn, reqs[i], &rc);
+    return rc;
+}
+
+typedef struct {
+    int count;
+    MPI_Request *reqs;
+} array_t;
+
+static bool all_done(void *arg)
+{
+    array_t *a = arg;
+    int rc;
+    for (int i = 0; i < a->count; i++) {
+        fy_req_t *r = lookup("", a->reqs[i], &rc);
+        if (r && !fy_req_is_done(r))
+            return false;
+    }
+    return true;
+}
+
+static bool any_done(void *arg)
+{
+    array_t *a = arg;
+    int rc, live = 0;
+    for (int i = 0; i < a->count; i++) {
+        fy_req_t *r = lookup("", a->reqs[i], &rc);
+        if (r) {
+            live++;
+            if (fy_req_is_done(r))
+                return true;
+        }
+    }
+    return live == 0;
+}
+
+/* Harvests every done request of the array; with `errors` statuses get MPI_ERROR. Returns
+ * MPI_ERR_IN_STATUS if any failed. `outcount`/`indices` for the *some forms. */
+static int harvest_all(int count, MPI_Request reqs[], MPI_Status statuses[], int compact,
+                       int *outcount, int indices[], MPI_Comm *comm_p)
+{
+    int failed = 0, n = 0, rc;
+    for (int i = 0; i < count; i++) {
+        fy_req_t *r = lookup("", reqs[i], &rc);
+        if (!r) {
+            if (!compact && statuses != MPI_STATUSES_IGNORE)
+                fy_status_set(&statuses[i], MPI_ANY_SOURCE, MPI_ANY_TAG, 0, MPI_SUCCESS);
+            continue;
+        }
+        if (!fy_req_is_done(r)) {
+            if (!compact && statuses != MPI_STATUSES_IGNORE)
+                statuses[i].MPI_ERROR = MPI_ERR_PENDING;
+            continue;
+        }
+        MPI_Status *s = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
+                                                         : &statuses[compact ? n : i];
+        int err = harvest(r, &reqs[i], s, comm_p);
+        if (s != MPI_STATUS_IGNORE)
+            s->MPI_ERROR = err;
+        if (err != MPI_SUCCESS)
+            failed = 1;
+        if (indices)
+            indices[n] = i;
+        n++;
+    }
+    if (outcount)
+        *outcount = n;
+    return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+    fy_lock();
+    int rc = check_array("MPI_Waitall", count, array_of_requests);
+    MPI_Comm comm = MPI_COMM_SELF;
+    if (rc == MPI_SUCCESS) {
+        array_t a = {count, array_of_requests};
+        fy_wait_until(all_done, &a);
+        rc = harvest_all(count, array_of_requests, array_of_statuses, 0, NULL, NULL, &comm);
+    }
+    fy_unlock();
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}
+
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+                 MPI_Status array_of_statuses[])
+{
+    fy_lock();
+    int rc = check_array("MPI_Testall", count, array_of_requests);
+    MPI_Comm comm = MPI_COMM_SELF;
+    if (rc == MPI_SUCCESS) {
+        array_t a = {count, array_of_requests};
+        if (!all_done(&a))
+            fy_progress();
+        *flag = all_done(&a);
+        if (*flag)
+            rc = harvest_all(count, array_of_requests, array_of_statuses, 0, NULL, NULL, &comm);
+    }
+    fy_unlock();
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}
+
+static int take_one(int count, MPI_Request reqs[], int *index, MPI_Status *status,
+                    MPI_Comm *comm_p)
+{
+    int rc;
+    *index = MPI_UNDEFINED;
+    for (int i = 0; i < count; i++) {
+        fy_req_t *r = lookup("", reqs[i], &rc);
+        if (r && fy_req_is_done(r)) {
+            *index = i;
+            return harvest(r, &reqs[i], status, comm_p);
+        }
+    }
+    status_empty(status);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+{
+    fy_lock();
+    int rc = check_array("MPI_Waitany", count, array_of_requests);
+    MPI_Comm comm = MPI_COMM_SELF;
+    if (rc == MPI_SUCCESS) {
+        array_t a = {count, array_of_requests};
+        fy_wait_until(any_done, &a);
+        rc = take_one(count, array_of_requests, index, status, &comm);
+    }
+    fy_unlock();
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}
+
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+                 MPI_Status *status)
+{
+    fy_lock();
+    int rc = check_array("MPI_Testany", count, array_of_requests);
+    MPI_Comm comm = MPI_COMM_SELF;
+    if (rc == MPI_SUCCESS) {
+        array_t a = {count, array_of_requests};
+        if (!any_done(&a))
+            fy_progress();
+        *flag = any_done(&a);
+        if (*flag)
+            rc = take_one(count, array_of_requests, index, status, &comm);
+        else
+            *index = MPI_UNDEFINED;
+    }
+    fy_unlock();
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}
+
+static int some(const char *fn, int wait, int incount, MPI_Request reqs[], int *outcount,
+                int indices[], MPI_Status statuses[])
+{
+    fy_lock();
+    int rc = check_array(fn, incount, reqs);
+    MPI_Comm comm = MPI_COMM_SELF;
+    if (rc == MPI_SUCCESS) {
+        array_t a = {incount, reqs};
+        int live = 0;
+        for (int i = 0; i < incount; i++)
+            live += lookup(fn, reqs[i], &rc) != NULL;
+        if (live == 0) {
+            *outcount = MPI_UNDEFINED;
+        } else {
+            if (wait)
+                fy_wait_until(any_done, &a);
+            else
+                fy_progress();
+            rc = harvest_all(incount, reqs, statuses, 1, outcount, indices, &comm);
+        }
+    }
+    fy_unlock();
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}
+
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                  int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    return some("MPI_Waitsome", 1, incount, array_of_requests, outcount, array_of_indices,
+                array_of_statuses);
+}
+
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                  int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    return some("MPI_Testsome", 0, incount, array_of_requests, outcount, array_of_indices,
+                array_of_statuses);
+}
+
+int PMPI_Request_free(MPI_Request *request)
+{
+    fy_req_t *r;
+    fy_lock();
+    int rc = fy_api_request("MPI_Request_free", *request, &r);
+    if (rc == MPI_SUCCESS) {
+        if (fy_req_is_done(r) || (r->persistent && !r->active))
+            fy_req_free(r);
+        else
+            r->user_freed = true;
+        *request = MPI_REQUEST_NULL;
+    }
+    fy_unlock();
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
+}
+
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    int rc;
+    fy_lock();
+    fy_req_t *r = lookup("MPI_Request_get_status", request, &rc);
+    if (r && !fy_req_is_done(r))
+        fy_progress();
+    if (rc == MPI_SUCCESS) {
+        *flag = !r || fy_req_is_done(r);
+        if (!r)
+            status_empty(status);
+        else if (*flag)
+            fy_api_status_out(r, status);
+    }
+    fy_unlock();
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
+}
+
+/* Receives that have not matched are cancelled; sends are never cancelled (the standard
+ * lets a cancel fail), so they complete normally and MPI_Test_cancelled says false. */
+int PMPI_Cancel(MPI_Request *request)
+{
+    fy_req_t *r;
+    fy_lock();
+    int rc = fy_api_request("MPI_Cancel", *request, &r);
+    if (rc == MPI_SUCCESS && r->kind == FY_REQ_RECV)
+        fy_p2p_cancel_recv(r);
+    fy_unlock();
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
+}
+
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    *flag = (status->count_hi_and_cancelled & (int)0x80000000u) != 0;
+    return MPI_SUCCESS;
+}
+
+static int count_of(const char *fn, const MPI_Status *status, MPI_Datatype datatype,
+                    int elements, MPI_Count *out)
+{
+    const fy_dtype_t *d;
+    int rc = fy_api_dtype(fn, datatype, &d);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    size_t bytes = fy_status_bytes(status);
+    if (d->size == 0) {
+        *out = 0;
+        return MPI_SUCCESS;
+    }
+    if (elements && !d->contig) { /* pair types: value and index are separate elements */
+        size_t full = bytes / (size_t)d->size, rem = bytes % (size_t)d->size;
+        if (rem != 0 && rem != (size_t)d->blk_len[0])
+            *out = MPI_UNDEFINED;
+        else
+            *out = (MPI_Count)(2 * full + (rem ? 1 : 0));
+        return MPI_SUCCESS;
+    }
+    *out = bytes % (size_t)d->size ? MPI_UNDEFINED : (MPI_Count)(bytes / (size_t)d->size);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    MPI_Count c;
+    int rc = count_of("MPI_Get_count", status, datatype, 0, &c);
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(MPI_COMM_SELF, rc);
+    *count = c > 0x7fffffff ? MPI_UNDEFINED : (int)c;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    MPI_Count c;
+    int rc = count_of("MPI_Get_elements", status, datatype, 1, &c);
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(MPI_COMM_SELF, rc);
+    *count = c > 0x7fffffff ? MPI_UNDEFINED : (int)c;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    int rc = count_of("MPI_Get_elements_x", status, datatype, 1, count);
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
+}
+
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+    fy_status_set_cancelled(status, flag);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
+{
+    const fy_dtype_t *d;
+    int rc = fy_api_dtype("MPI_Status_set_elements", datatype, &d);
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(MPI_COMM_SELF, rc);
+    int cancelled = status->count_hi_and_cancelled & (int)0x80000000u;
+    size_t bytes = (size_t)d->size * (size_t)count;
+    status->count_lo = (int)(bytes & 0xffffffffu);
+    status->count_hi_and_cancelled = (int)((bytes >> 32) & 0x7fffffff) | cancelled;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,56 @@
+/* Allreduce by recursive doubling: log2 p exchanges of the whole vector, each followed by a
+ * local reduction. With p not a power of two, the first 2r ranks (r = p - 2^k) pair up and
+ * fold into r ranks before the exchanges and get the result back after them. Latency-optimal
+ * for short vectors; the collectives issue adds Rabenseifner and ring for long ones. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fy_coll.h"
+#include "fy_err.h"
+#include "fy_op.h"
+
+int fy_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt, MPI_Op op,
+                 fy_comm_t *c)
+{
+    int p = c->size, me = c->rank;
+    size_t span = (size_t)dt->extent * (size_t)count;
+    if (sbuf != rbuf)
+        memcpy(rbuf, sbuf, span);
+    if (p == 1)
+        return MPI_SUCCESS;
+    char *tmp = malloc(span ? span : 1);
+    if (!tmp)
+        return fy_err_set(MPI_ERR_NO_MEM, "MPI_Allreduce: out of memory for %zu bytes", span);
+    int pof2 = 1;
+    while (pof2 * 2 <= p)
+        pof2 *= 2;
+    int rem = p - pof2, newrank, rc = MPI_SUCCESS;
+    if (me < 2 * rem) {
+        if (me % 2 == 0) {
+            rc = fy_coll_send(rbuf, count, dt, me + 1, FY_TAG_ALLREDUCE, c);
+            newrank = -1;
+        } else {
+            rc = fy_coll_recv(tmp, count, dt, me - 1, FY_TAG_ALLREDUCE, c);
+            fy_op_apply(op, dt, tmp, rbuf, count);
+            newrank = me / 2;
+        }
+    } else {
+        newrank = me - rem;
+    }
+    if (newrank >= 0)
+        for (int mask = 1; mask < pof2 && rc == MPI_SUCCESS; mask <<= 1) {
+            int pn = newrank ^ mask;
+            int partner = pn < rem ? pn * 2 + 1 : pn + rem;
+            rc = fy_coll_sendrecv(rbuf, count, partner, tmp, count, partner, dt, FY_TAG_ALLREDUCE, c);
+            if (rc == MPI_SUCCESS)
+                fy_op_apply(op, dt, tmp, rbuf, count);
+        }
+    if (rc == MPI_SUCCESS && me < 2 * rem) {
+        if (me % 2)
+            rc = fy_coll_send(rbuf, count, dt, me - 1, FY_TAG_ALLREDUCE, c);
+        else
+            rc = fy_coll_recv(rbuf, count, dt, me + 1, FY_TAG_ALLREDUCE, c);
+    }
+    free(tmp);
+    return rc;
+}

@@ -1,0 +1,16 @@
+/* Barrier by dissemination: ceil(log2 p) rounds; in round k each rank signals rank+2^k and
+ * waits for rank-2^k. Works for any p, no root, every rank busy in every round. */
+#include "fy_coll.h"
+
+int fy_barrier(fy_comm_t *c)
+{
+    const fy_dtype_t *byte = fy_dtype_get(MPI_BYTE);
+    for (int k = 1; k < c->size; k <<= 1) {
+        int to = (c->rank + k) % c->size;
+        int from = (c->rank - k + c->size) % c->size;
+        int rc = fy_coll_sendrecv(NULL, 0, to, NULL, 0, from, byte, FY_TAG_BARRIER, c);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}

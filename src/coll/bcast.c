@@ -1,0 +1,25 @@
+/* Broadcast along a binomial tree rooted at root: ceil(log2 p) steps of the whole message.
+ * Right for short messages; the collectives issue adds scatter-allgather for long ones. */
+#include "fy_coll.h"
+
+int fy_bcast(void *buf, MPI_Aint count, const fy_dtype_t *dt, int root, fy_comm_t *c)
+{
+    int p = c->size, rel = (c->rank - root + p) % p;
+    int mask = 1;
+    while (mask < p) { /* receive from the parent: clear our lowest set bit */
+        if (rel & mask) {
+            int rc = fy_coll_recv(buf, count, dt, (rel - mask + root) % p, FY_TAG_BCAST, c);
+            if (rc != MPI_SUCCESS)
+                return rc;
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) /* then feed the children, largest subtree first */
+        if (rel + mask < p) {
+            int rc = fy_coll_send(buf, count, dt, (rel + mask + root) % p, FY_TAG_BCAST, c);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,131 @@
+/* The communicator table and context-id allocation. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fy_comm.h"
+#include "fy_err.h"
+#include "fy_errhandler.h"
+#include "fy_handle.h"
+#include "fy_runtime.h"
+
+static fy_comm_t world, self;
+static int self_world_of[1];
+static fy_comm_t **table; /* Ferry-made communicators by handle index */
+static unsigned table_cap;
+
+/* Context ids in use on this process: bit set = free. Agreed by an allreduce(BAND) of the
+ * masks, so ranks that have freed ids in different orders still pick the same id. */
+static uint64_t cid_free[FY_CID_MASK_WORDS];
+#define MASK_WORDS FY_CID_MASK_WORDS
+
+const uint64_t *fy_comm_free_cids(void) { return cid_free; }
+
+fy_comm_t *fy_comm_get(MPI_Comm h)
+{
+    if (fy_handle_class(h) != FY_HCLASS_COMM)
+        return NULL;
+    unsigned i = fy_handle_index(h);
+    if (fy_handle_kind(h) == FY_HKIND_BUILTIN) {
+        if (!fy_rt.initialized || fy_rt.finalized)
+            return NULL;
+        return i == 0 ? &world : i == 1 ? &self : NULL;
+    }
+    if (fy_handle_kind(h) == FY_HKIND_DIRECT && i < table_cap)
+        return table[i];
+    return NULL;
+}
+
+const char *fy_comm_name(MPI_Comm h)
+{
+    fy_comm_t *c = fy_comm_get(h);
+    return c ? c->name : "MPI_COMM_NULL";
+}
+
+int fy_comm_init(void)
+{
+    memset(cid_free, 0xff, sizeof cid_free);
+    cid_free[0] &= ~3ull; /* 0: world, 1: self */
+    world = (fy_comm_t){.handle = MPI_COMM_WORLD, .cid = 0, .rank = fy_rt.rank,
+                        .size = fy_rt.size, .errhandler = MPI_ERRORS_ARE_FATAL, .refs = 1};
+    strcpy(world.name, "MPI_COMM_WORLD");
+    self_world_of[0] = fy_rt.rank;
+    self = (fy_comm_t){.handle = MPI_COMM_SELF, .cid = 1, .rank = 0, .size = 1,
+                       .world_of = self_world_of, .errhandler = MPI_ERRORS_ARE_FATAL, .refs = 1};
+    strcpy(self.name, "MPI_COMM_SELF");
+    return MPI_SUCCESS;
+}
+
+static int table_slot(void)
+{
+    for (unsigned i = 0; i < table_cap; i++)
+        if (!table[i])
+            return (int)i;
+    unsigned ncap = table_cap ? table_cap * 2 : 64;
+    fy_comm_t **t = realloc(table, ncap * sizeof *t);
+    if (!t)
+        return -1;
+    memset(t + table_cap, 0, (ncap - table_cap) * sizeof *t);
+    table = t;
+    int slot = (int)table_cap;
+    table_cap = ncap;
+    return slot;
+}
+
+int fy_comm_dup(fy_comm_t *old, const uint64_t *mask, fy_comm_t **new_p)
+{
+    int cid = -1;
+    for (int w = 0; w < MASK_WORDS && cid < 0; w++)
+        if (mask[w])
+            cid = w * 64 + __builtin_ctzll(mask[w]);
+    if (cid < 0)
+        return fy_err_set(MPI_ERR_OTHER, "MPI_Comm_dup: all %d context ids are in use",
+                          FY_MAX_COMMS);
+    int slot = table_slot();
+    fy_comm_t *c = calloc(1, sizeof *c);
+    if (slot < 0 || !c) {
+        free(c);
+        return fy_err_set(MPI_ERR_NO_MEM, "MPI_Comm_dup: out of memory");
+    }
+    *c = *old;
+    c->handle = fy_handle_make(FY_HKIND_DIRECT, FY_HCLASS_COMM, (unsigned)slot);
+    c->cid = cid;
+    c->refs = 1;
+    c->coll_seq = 0;
+    c->name[0] = '\0';
+    if (old->world_of) {
+        c->world_of = malloc(sizeof(int) * (size_t)old->size);
+        if (!c->world_of) {
+            free(c);
+            return fy_err_set(MPI_ERR_NO_MEM, "MPI_Comm_dup: out of memory");
+        }
+        memcpy(c->world_of, old->world_of, sizeof(int) * (size_t)old->size);
+    }
+    fy_errhandler_ref(c->errhandler);
+    cid_free[cid / 64] &= ~(1ull << (cid % 64));
+    table[slot] = c;
+    *new_p = c;
+    return MPI_SUCCESS;
+}
+
+void fy_comm_release(fy_comm_t *c)
+{
+    if (c == &world || c == &self || --c->refs > 0)
+        return;
+    cid_free[c->cid / 64] |= 1ull << (c->cid % 64);
+    table[fy_handle_index(c->handle)] = NULL;
+    fy_errhandler_unref(c->errhandler);
+    free(c->world_of);
+    free(c);
+}
+
+void fy_comm_fini(void)
+{
+    for (unsigned i = 0; i < table_cap; i++)
+        if (table[i]) {
+            free(table[i]->world_of);
+            free(table[i]);
+        }
+    free(table);
+    table = NULL;
+    table_cap = 0;
+}

@@ -1,0 +1,45 @@
+/* Communicators. This release has MPI_COMM_WORLD, MPI_COMM_SELF and their duplicates; the
+ * rank map (`world_of`) is what later kinds of communicator fill in differently. */
+#ifndef FY_COMM_H
+#define FY_COMM_H
+
+#include <stdint.h>
+
+#include "mpi.h"
+
+/* Context ids: communicator k owns wire contexts 2k (point-to-point) and 2k+1 (collectives).
+ * World is 0, self is 1. */
+#define FY_MAX_COMMS 2048
+#define FY_CTX_P2P(c) ((uint32_t)(c)->cid * 2u)
+#define FY_CTX_COLL(c) ((uint32_t)(c)->cid * 2u + 1u)
+
+typedef struct fy_comm {
+    MPI_Comm handle;
+    int cid;
+    int rank, size;
+    int *world_of; /* rank in this comm -> rank in world; NULL means identity */
+    MPI_Errhandler errhandler;
+    int refs;
+    uint32_t coll_seq;
+    char name[MPI_MAX_OBJECT_NAME];
+} fy_comm_t;
+
+/* NULL when the handle is not a live communicator. */
+fy_comm_t *fy_comm_get(MPI_Comm h);
+int fy_comm_init(void);
+void fy_comm_fini(void);
+/* The ids free on this process (bit set = free), FY_CID_MASK_WORDS words. Creating a
+ * communicator takes the lowest id free on every member: the caller agrees on the mask with
+ * an allreduce(BAND) over the parent communicator, then passes the result here. */
+#define FY_CID_MASK_WORDS (FY_MAX_COMMS / 64)
+const uint64_t *fy_comm_free_cids(void);
+int fy_comm_dup(fy_comm_t *old, const uint64_t *agreed_free, fy_comm_t **new_p);
+void fy_comm_release(fy_comm_t *c);
+const char *fy_comm_name(MPI_Comm h);
+
+static inline int fy_comm_world_rank(const fy_comm_t *c, int r)
+{
+    return c->world_of ? c->world_of[r] : r;
+}
+
+#endif

@@ -1,0 +1,84 @@
+/* Starting and stopping the library: the process manager, the transports, the world. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fy_comm.h"
+#include "fy_err.h"
+#include "fy_request.h"
+#include "fy_errhandler.h"
+#include "fy_init.h"
+#include "fy_p2p.h"
+#include "fy_pmi.h"
+#include "fy_runtime.h"
+#include "fy_xport.h"
+
+fy_runtime_t fy_rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+long fy_env_size(const char *name, long dflt)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return dflt;
+    char *end;
+    long v = strtol(s, &end, 10);
+    switch (toupper((unsigned char)*end)) {
+    case 'K': v <<= 10; break;
+    case 'M': v <<= 20; break;
+    case 'G': v <<= 30; break;
+    default: break;
+    }
+    return v;
+}
+
+int fy_init(int required, int *provided)
+{
+    fy_rt.thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
+                         : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+    fy_rt.locking = fy_rt.thread_level == MPI_THREAD_MULTIPLE;
+    fy_rt.main_thread = pthread_self();
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    fy_rt.wtime_base = (double)ts.tv_sec;
+    if (gethostname(fy_rt.hostname, sizeof fy_rt.hostname) != 0)
+        strcpy(fy_rt.hostname, "localhost");
+    fy_rt.hostname[sizeof fy_rt.hostname - 1] = '\0';
+
+    if (fy_pmi_init(&fy_rt.pmi) != 0)
+        return fy_err_set(MPI_ERR_OTHER, "MPI_Init: cannot reach the process manager: %s",
+                          fy_pmi_last_error());
+    fy_rt.rank = fy_pmi_rank(fy_rt.pmi);
+    fy_rt.size = fy_pmi_size(fy_rt.pmi);
+    fy_rt.appnum = fy_pmi_appnum(fy_rt.pmi);
+    snprintf(fy_rt.kvsname, sizeof fy_rt.kvsname, "%s", fy_pmi_kvsname(fy_rt.pmi));
+
+    int rc = MPI_SUCCESS;
+    if (fy_rt.size > 1)
+        rc = fy_shm_init(fy_rt.pmi, fy_rt.rank, fy_rt.size);
+    if (rc == MPI_SUCCESS)
+        rc = fy_p2p_init();
+    if (rc == MPI_SUCCESS)
+        rc = fy_comm_init();
+    if (rc != MPI_SUCCESS)
+        return rc;
+    fy_rt.initialized = true;
+    if (provided)
+        *provided = fy_rt.thread_level;
+    return MPI_SUCCESS;
+}
+
+void fy_finalize(void)
+{
+    fy_rt.finalized = true;
+    fy_p2p_fini();
+    fy_comm_fini();
+    fy_errhandler_fini();
+    fy_req_pool_fini();
+    fy_shm_fini();
+    if (fy_rt.pmi)
+        fy_pmi_finalize(fy_rt.pmi);
+    fy_rt.pmi = NULL;
+}

@@ -1,0 +1,81 @@
+/* The request pool: chunks of requests that are never returned to the system, a free list
+ * threaded through `next`, and handles that index the chunk table directly. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fy_handle.h"
+#include "fy_request.h"
+
+#define CHUNK_BITS 10
+#define CHUNK (1u << CHUNK_BITS)
+#define MAX_CHUNKS (1u << (FY_HINDEX_BITS - CHUNK_BITS))
+
+static fy_req_t **chunks;
+static unsigned nchunks;
+static fy_req_t *free_list;
+
+static int grow(void)
+{
+    if (nchunks == MAX_CHUNKS)
+        return -1;
+    if (!chunks) {
+        chunks = calloc(MAX_CHUNKS, sizeof *chunks);
+        if (!chunks)
+            return -1;
+    }
+    fy_req_t *c = calloc(CHUNK, sizeof *c);
+    if (!c)
+        return -1;
+    chunks[nchunks] = c;
+    /* Index 0 of chunk 0 stays unused so that no live handle equals a *_NULL value. */
+    for (unsigned i = CHUNK; i-- > (nchunks == 0 ? 1u : 0u);) {
+        c[i].handle = fy_handle_make(FY_HKIND_DIRECT, FY_HCLASS_REQUEST, (nchunks << CHUNK_BITS) | i);
+        c[i].kind = 0xff;
+        c[i].next = free_list;
+        free_list = &c[i];
+    }
+    nchunks++;
+    return 0;
+}
+
+fy_req_t *fy_req_alloc(fy_req_kind_t kind)
+{
+    if (!free_list && grow() != 0)
+        return NULL;
+    fy_req_t *r = free_list;
+    free_list = r->next;
+    int h = r->handle;
+    memset(r, 0, sizeof *r);
+    r->handle = h;
+    r->kind = (uint8_t)kind;
+    r->error = MPI_SUCCESS;
+    return r;
+}
+
+void fy_req_free(fy_req_t *r)
+{
+    r->kind = 0xff;
+    r->next = free_list;
+    free_list = r;
+}
+
+fy_req_t *fy_req_get(MPI_Request h)
+{
+    if (fy_handle_kind(h) != FY_HKIND_DIRECT || fy_handle_class(h) != FY_HCLASS_REQUEST)
+        return NULL;
+    unsigned idx = fy_handle_index(h);
+    if ((idx >> CHUNK_BITS) >= nchunks)
+        return NULL;
+    fy_req_t *r = &chunks[idx >> CHUNK_BITS][idx & (CHUNK - 1)];
+    return r->kind == 0xff ? NULL : r;
+}
+
+void fy_req_pool_fini(void)
+{
+    for (unsigned i = 0; i < nchunks; i++)
+        free(chunks[i]);
+    free(chunks);
+    chunks = NULL;
+    nchunks = 0;
+    free_list = NULL;
+}

@@ -1,0 +1,47 @@
+/* Process-wide state of the library, and the big lock taken only under MPI_THREAD_MULTIPLE. */
+#ifndef FY_RUNTIME_H
+#define FY_RUNTIME_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mpi.h"
+
+struct fy_pmi;
+
+enum { FY_WAIT_AUTO, FY_WAIT_SPIN, FY_WAIT_BLOCK };
+
+typedef struct fy_runtime {
+    int rank, size; /* in MPI_COMM_WORLD */
+    int appnum;
+    int thread_level;
+    bool initialized, finalized;
+    bool locking; /* true under MPI_THREAD_MULTIPLE */
+    pthread_t main_thread;
+    pthread_mutex_t lock;
+    struct fy_pmi *pmi;
+    char kvsname[256];
+    char hostname[MPI_MAX_PROCESSOR_NAME];
+    int wait_mode;
+    int spin_iters; /* polls before sleeping, chosen from ranks per core */
+    double wtime_base;
+} fy_runtime_t;
+
+extern fy_runtime_t fy_rt;
+
+static inline void fy_lock(void)
+{
+    if (fy_rt.locking)
+        pthread_mutex_lock(&fy_rt.lock);
+}
+static inline void fy_unlock(void)
+{
+    if (fy_rt.locking)
+        pthread_mutex_unlock(&fy_rt.lock);
+}
+
+/* Reads an environment variable as a size with optional K/M/G suffix; `dflt` when unset. */
+long fy_env_size(const char *name, long dflt);
+
+#endif

@@ -1,0 +1,43 @@
+/* Point-to-point: matching of messages to receives, and the protocols that move them.
+ *
+ * Eager: a message of at most eager_max bytes travels inline in one record; the sender's
+ * request completes at once (or on ACK for a synchronous send). Rendezvous: the sender
+ * announces its buffer (RTS); the matching receiver copies it in one step through the
+ * transport's get (process_vm_readv on shared memory, memcpy to self) and answers FIN; where
+ * get is refused, the receiver answers CTS and the sender streams DATA fragments.
+ */
+#ifndef FY_P2P_H
+#define FY_P2P_H
+
+#include <stdbool.h>
+
+#include "fy_request.h"
+
+int fy_p2p_init(void);
+void fy_p2p_fini(void);
+
+/* Start an operation described by r's user fields (buf, count, dt, peer, tag, comm, ctx,
+ * mode). Return an MPI error class after fy_err_set, or MPI_SUCCESS. */
+int fy_p2p_isend(fy_req_t *r);
+int fy_p2p_irecv(fy_req_t *r);
+
+/* Probe: the first unexpected message matching (src, tag) in ctx, or NULL. With `take`, it
+ * is removed from the queue (matched probe); then fy_p2p_mrecv delivers it into r. */
+fy_req_t *fy_p2p_probe(uint32_t ctx, int src, int tag, bool take);
+int fy_p2p_mrecv(fy_req_t *r, fy_req_t *msg);
+
+/* Cancels a receive that has not matched; false when it is too late. */
+bool fy_p2p_cancel_recv(fy_req_t *r);
+
+/* One pass over every transport and queued send; returns how much happened. */
+int fy_progress(void);
+
+/* Progresses until done(arg), spinning briefly and then sleeping until woken (FERRY_WAIT).
+ * Called with the library lock held; the lock is dropped while sleeping. */
+void fy_wait_until(bool (*done)(void *), void *arg);
+void fy_wait_req(fy_req_t *r);
+
+/* Tunables, read at init from the environment. */
+extern size_t fy_eager_max;
+
+#endif

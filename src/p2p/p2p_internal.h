@@ -1,0 +1,72 @@
+/* Shared by the point-to-point files; not seen above this layer. */
+#ifndef FY_P2P_INTERNAL_H
+#define FY_P2P_INTERNAL_H
+
+#include "fy_p2p.h"
+#include "fy_xport.h"
+
+typedef struct fy_queue {
+    fy_req_t *head, *tail;
+} fy_queue_t;
+
+static inline void fy_queue_push(fy_queue_t *q, fy_req_t *r)
+{
+    r->next = NULL;
+    r->prev = q->tail;
+    if (q->tail)
+        q->tail->next = r;
+    else
+        q->head = r;
+    q->tail = r;
+}
+
+static inline void fy_queue_remove(fy_queue_t *q, fy_req_t *r)
+{
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        q->head = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    else
+        q->tail = r->prev;
+    r->next = r->prev = NULL;
+}
+
+/* What a sender still has to do (fy_req_t.pstate). */
+enum {
+    FY_PS_QUEUED = 1, /* the first record is waiting in the peer's pending queue */
+    FY_PS_WAIT_ACK,   /* synchronous eager: waiting for ACK */
+    FY_PS_WAIT_FIN,   /* rendezvous: waiting for FIN or CTS */
+    FY_PS_STREAM,     /* rendezvous fallback: DATA fragments left to send */
+    FY_PS_CTRL,       /* an internal control record (ACK/FIN/CTS) that found the queue full */
+};
+
+typedef struct fy_peer {
+    const fy_xport_ops_t *ops;
+    fy_queue_t pending; /* records that found the transport full, in order */
+    size_t max_payload;
+} fy_peer_t;
+
+extern fy_peer_t *fy_peers;
+extern int fy_pending_total;
+
+/* Sends one control record to world rank dst, queueing it if the transport is full. */
+void fy_p2p_send_ctrl(int dst, const fy_hdr_t *h);
+/* Incoming records for the send side. */
+void fy_p2p_on_ack_or_fin(const fy_hdr_t *h);
+void fy_p2p_on_cts(const fy_hdr_t *h);
+/* Retries queued records; returns how many went out. */
+int fy_p2p_drain_pending(void);
+/* Incoming messages and DATA for the receive side. */
+void fy_p2p_on_message(const fy_hdr_t *h, const void *payload);
+void fy_p2p_on_data(const fy_hdr_t *h, const void *payload);
+/* Finishes a send request (completion, buffered/internal cleanup). */
+void fy_p2p_send_done(fy_req_t *r);
+
+/* Buffers for unexpected eager payloads: a free list of eager_max-sized blocks. */
+void *fy_ubuf_get(size_t len);
+void fy_ubuf_put(void *p, size_t len);
+void fy_ubuf_fini(void);
+
+#endif

@@ -1,0 +1,176 @@
+/* Progress and waiting: polling the transports, then sleeping on the doorbell so that ranks
+ * that outnumber the cores give their CPU to the ranks that have work. */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fy_err.h"
+#include "fy_runtime.h"
+#include "p2p_internal.h"
+
+void fy_p2p_recv_fini(void);
+
+static void deliver(const fy_hdr_t *h, const void *payload)
+{
+    switch (h->kind) {
+    case FY_MSG_EAGER:
+    case FY_MSG_RTS:
+        fy_p2p_on_message(h, payload);
+        break;
+    case FY_MSG_ACK:
+    case FY_MSG_FIN:
+        fy_p2p_on_ack_or_fin(h);
+        break;
+    case FY_MSG_CTS:
+        fy_p2p_on_cts(h);
+        break;
+    case FY_MSG_DATA:
+        fy_p2p_on_data(h, payload);
+        break;
+    default:
+        fy_fatal(MPI_ERR_INTERN, "corrupt record in a shared-memory queue");
+    }
+}
+
+static int online_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+int fy_p2p_init(void)
+{
+    fy_xport_deliver = deliver;
+    fy_peers = calloc((size_t)fy_rt.size, sizeof *fy_peers);
+    if (!fy_peers)
+        return fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: out of memory");
+    for (int i = 0; i < fy_rt.size; i++) {
+        fy_peers[i].ops = i == fy_rt.rank ? &fy_xport_self : &fy_xport_shm;
+        fy_peers[i].max_payload = fy_peers[i].ops->max_payload();
+    }
+    fy_eager_max = (size_t)fy_env_size("FERRY_EAGER_MAX", 16 * 1024);
+
+    /* Spinning pays only while every rank has a core; beyond that a spinning rank steals
+     * the time its peer needs to produce what it waits for. */
+    const char *w = getenv("FERRY_WAIT");
+    fy_rt.wait_mode = FY_WAIT_AUTO;
+    if (w && strcmp(w, "spin") == 0)
+        fy_rt.wait_mode = FY_WAIT_SPIN;
+    else if (w && strcmp(w, "block") == 0)
+        fy_rt.wait_mode = FY_WAIT_BLOCK;
+    int oversubscribed = fy_rt.size > online_cpus();
+    fy_rt.spin_iters = (int)fy_env_size("FERRY_SPIN", oversubscribed ? 64 : 20000);
+    if (fy_rt.wait_mode == FY_WAIT_BLOCK)
+        fy_rt.spin_iters = 1;
+    return MPI_SUCCESS;
+}
+
+void fy_p2p_fini(void)
+{
+    fy_p2p_recv_fini();
+    free(fy_peers);
+    fy_peers = NULL;
+    fy_ubuf_fini();
+}
+
+int fy_progress(void)
+{
+    int n = fy_shm_progress();
+    if (fy_pending_total)
+        n += fy_p2p_drain_pending();
+    return n;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+void fy_wait_until(bool (*done)(void *), void *arg)
+{
+    int idle = 0;
+    while (!done(arg)) {
+        if (fy_progress()) {
+            idle = 0;
+            continue;
+        }
+        if (fy_rt.wait_mode == FY_WAIT_SPIN || ++idle < fy_rt.spin_iters) {
+            if (fy_rt.locking) { /* let other threads in between polls */
+                fy_unlock();
+                cpu_relax();
+                fy_lock();
+            } else {
+                cpu_relax();
+            }
+            continue;
+        }
+        fy_shm_sleep_prepare();
+        if (fy_progress() || done(arg)) {
+            fy_shm_sleep_done();
+            idle = 0;
+            continue;
+        }
+        fy_unlock();
+        fy_shm_sleep(200);
+        fy_lock();
+        fy_shm_sleep_done();
+        /* mpiexec is gone: nobody will ever stop this job, so stop now. */
+        if (getppid() == 1 && fy_rt.size > 1)
+            fy_fatal(MPI_ERR_OTHER, "the launcher has died; ending this rank");
+        idle = fy_rt.spin_iters / 2;
+    }
+}
+
+static bool req_done(void *r) { return fy_req_is_done(r); }
+
+void fy_wait_req(fy_req_t *r)
+{
+    if (!fy_req_is_done(r))
+        fy_wait_until(req_done, r);
+}
+
+/* Unexpected eager payloads: blocks of fy_eager_max bytes recycled through a free list, so
+ * that a steady stream of early messages allocates nothing. Larger ones (possible only to
+ * self) are plain malloc. */
+typedef struct ubuf {
+    struct ubuf *next;
+} ubuf_t;
+static ubuf_t *ubuf_free;
+
+void *fy_ubuf_get(size_t len)
+{
+    if (len > fy_eager_max)
+        return malloc(len);
+    if (ubuf_free) {
+        ubuf_t *b = ubuf_free;
+        ubuf_free = b->next;
+        return b;
+    }
+    return malloc(fy_eager_max < sizeof(ubuf_t) ? sizeof(ubuf_t) : fy_eager_max);
+}
+
+void fy_ubuf_put(void *p, size_t len)
+{
+    if (len > fy_eager_max) {
+        free(p);
+        return;
+    }
+    ubuf_t *b = p;
+    b->next = ubuf_free;
+    ubuf_free = b;
+}
+
+void fy_ubuf_fini(void)
+{
+    while (ubuf_free) {
+        ubuf_t *b = ubuf_free;
+        ubuf_free = b->next;
+        free(b);
+    }
+}

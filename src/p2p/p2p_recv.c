@@ -1,0 +1,195 @@
+/* The receive side: posted and unexpected queues per context, matching in arrival order, and
+ * delivery of eager, rendezvous and streamed messages into the user's buffer. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fy_err.h"
+#include "fy_runtime.h"
+#include "p2p_internal.h"
+
+/* Indexed by wire context id (2 per communicator id). Kept apart from the communicator so that
+ * a message may arrive before this process has created the communicator it belongs to. */
+static fy_queue_t posted[2 * FY_MAX_COMMS];
+static fy_queue_t unexpected[2 * FY_MAX_COMMS];
+
+static inline bool matches(const fy_req_t *r, int src, int tag)
+{
+    return (r->peer == src || r->peer == MPI_ANY_SOURCE) && (r->tag == tag || r->tag == MPI_ANY_TAG);
+}
+
+/* Where the bytes of a receive land: the user buffer, or a staging copy for non-contiguous
+ * types (unpacked at completion). */
+static void *recv_target(fy_req_t *r)
+{
+    if (r->dt->contig)
+        return (char *)r->buf + r->dt->lb;
+    if (!r->packed && r->bytes)
+        r->packed = malloc(r->bytes);
+    return r->packed;
+}
+
+static void recv_finish(fy_req_t *r, size_t got)
+{
+    if (r->packed) {
+        fy_dtype_unpack(r->dt, r->packed, got, r->buf);
+        free(r->packed);
+        r->packed = NULL;
+    }
+    r->status.count_lo = (int)(got & 0xffffffffu);
+    r->status.count_hi_and_cancelled = (int)((got >> 32) & 0x7fffffff);
+    fy_req_complete(r);
+}
+
+static void set_envelope(fy_req_t *r, const fy_hdr_t *h)
+{
+    r->status.MPI_SOURCE = h->src;
+    r->status.MPI_TAG = h->tag;
+    r->status.MPI_ERROR = MPI_SUCCESS;
+    if (h->len > r->bytes) {
+        fy_err_set(MPI_ERR_TRUNCATE,
+                              "message truncated: %llu bytes from rank %d (tag %d) do not fit "
+                              "the receive buffer of %zu bytes",
+                              (unsigned long long)h->len, h->src, h->tag, r->bytes);
+        r->error = fy_err_code_for_message(MPI_ERR_TRUNCATE);
+        r->status.MPI_ERROR = r->error;
+    }
+}
+
+/* A message (EAGER or RTS, live or taken from the unexpected queue) meets its receive. */
+static void deliver_matched(fy_req_t *r, const fy_hdr_t *h, const void *payload)
+{
+    set_envelope(r, h);
+    size_t n = h->len < r->bytes ? (size_t)h->len : r->bytes;
+    if (h->kind == FY_MSG_EAGER) {
+        if (n)
+            memcpy(recv_target(r), payload, n);
+        if (h->flags & FY_MSGF_SYNC) {
+            fy_hdr_t ack = {.kind = FY_MSG_ACK, .sreq = h->sreq, .world_src = fy_rt.rank};
+            fy_p2p_send_ctrl(h->world_src, &ack);
+        }
+        recv_finish(r, n);
+        return;
+    }
+    /* Rendezvous. */
+    fy_peer_t *p = &fy_peers[h->world_src];
+    int rc = n ? p->ops->get(h->world_src, h->addr, recv_target(r), n) : 0;
+    if (rc == 0) {
+        fy_hdr_t fin = {.kind = FY_MSG_FIN, .sreq = h->sreq, .world_src = fy_rt.rank};
+        fy_p2p_send_ctrl(h->world_src, &fin);
+        recv_finish(r, n);
+        return;
+    }
+    /* Streaming fallback: remember the whole length; DATA beyond the buffer is dropped. */
+    r->hdr = *h;
+    r->streamed = 0;
+    fy_hdr_t cts = {.kind = FY_MSG_CTS, .sreq = h->sreq, .rreq = (uint64_t)(uintptr_t)r,
+                    .world_src = fy_rt.rank};
+    fy_p2p_send_ctrl(h->world_src, &cts);
+}
+
+void fy_p2p_on_data(const fy_hdr_t *h, const void *payload)
+{
+    fy_req_t *r = (fy_req_t *)(uintptr_t)h->rreq;
+    size_t off = (size_t)h->addr, len = h->frag;
+    if (off < r->bytes) {
+        size_t n = off + len <= r->bytes ? len : r->bytes - off;
+        memcpy((char *)recv_target(r) + off, payload, n);
+    }
+    r->streamed += len;
+    if (r->streamed == r->hdr.len)
+        recv_finish(r, r->hdr.len < r->bytes ? (size_t)r->hdr.len : r->bytes);
+}
+
+void fy_p2p_on_message(const fy_hdr_t *h, const void *payload)
+{
+    fy_queue_t *q = &posted[h->ctx];
+    for (fy_req_t *r = q->head; r; r = r->next)
+        if (matches(r, h->src, h->tag)) {
+            fy_queue_remove(q, r);
+            deliver_matched(r, h, payload);
+            return;
+        }
+    fy_req_t *u = fy_req_alloc(FY_REQ_UNEXP);
+    if (!u)
+        fy_fatal(MPI_ERR_NO_MEM, "out of memory queueing an unexpected message");
+    u->hdr = *h;
+    if (h->kind == FY_MSG_EAGER && h->len) {
+        u->ubuf = fy_ubuf_get((size_t)h->len);
+        if (!u->ubuf)
+            fy_fatal(MPI_ERR_NO_MEM, "out of memory queueing an unexpected message");
+        memcpy(u->ubuf, payload, (size_t)h->len);
+    }
+    fy_queue_push(&unexpected[h->ctx], u);
+}
+
+int fy_p2p_mrecv(fy_req_t *r, fy_req_t *u)
+{
+    deliver_matched(r, &u->hdr, u->ubuf);
+    if (u->ubuf)
+        fy_ubuf_put(u->ubuf, (size_t)u->hdr.len);
+    fy_req_free(u);
+    return MPI_SUCCESS;
+}
+
+int fy_p2p_irecv(fy_req_t *r)
+{
+    r->bytes = fy_dtype_bytes(r->dt, r->count);
+    if (r->peer == MPI_PROC_NULL) {
+        fy_status_set(&r->status, MPI_PROC_NULL, MPI_ANY_TAG, 0, MPI_SUCCESS);
+        fy_req_complete(r);
+        return MPI_SUCCESS;
+    }
+    fy_queue_t *uq = &unexpected[r->ctx];
+    for (fy_req_t *u = uq->head; u; u = u->next)
+        if (matches(r, u->hdr.src, u->hdr.tag)) {
+            fy_queue_remove(uq, u);
+            return fy_p2p_mrecv(r, u);
+        }
+    fy_queue_push(&posted[r->ctx], r);
+    return MPI_SUCCESS;
+}
+
+fy_req_t *fy_p2p_probe(uint32_t ctx, int src, int tag, bool take)
+{
+    fy_queue_t *uq = &unexpected[ctx];
+    for (fy_req_t *u = uq->head; u; u = u->next)
+        if ((src == MPI_ANY_SOURCE || src == u->hdr.src) && (tag == MPI_ANY_TAG || tag == u->hdr.tag)) {
+            if (take)
+                fy_queue_remove(uq, u);
+            return u;
+        }
+    return NULL;
+}
+
+bool fy_p2p_cancel_recv(fy_req_t *r)
+{
+    if (fy_req_is_done(r))
+        return false;
+    fy_queue_t *q = &posted[r->ctx];
+    for (fy_req_t *p = q->head; p; p = p->next)
+        if (p == r) {
+            fy_queue_remove(q, r);
+            r->cancelled = true;
+            fy_status_set(&r->status, r->peer, r->tag, 0, MPI_SUCCESS);
+            fy_status_set_cancelled(&r->status, 1);
+            fy_req_complete(r);
+            return true;
+        }
+    return false;
+}
+
+void fy_p2p_recv_fini(void)
+{
+    for (size_t c = 0; c < 2 * FY_MAX_COMMS; c++) {
+        fy_req_t *u = unexpected[c].head;
+        while (u) {
+            fy_req_t *next = u->next;
+            if (u->ubuf)
+                fy_ubuf_put(u->ubuf, (size_t)u->hdr.len);
+            fy_req_free(u);
+            u = next;
+        }
+        unexpected[c].head = unexpected[c].tail = NULL;
+        posted[c].head = posted[c].tail = NULL;
+    }
+}

@@ -1,0 +1,188 @@
+/* The send side: choosing eager or rendezvous, queueing records a full transport refused
+ * (in order, per peer), control records, and completion. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fy_err.h"
+#include "fy_runtime.h"
+#include "p2p_internal.h"
+
+fy_peer_t *fy_peers;
+int fy_pending_total;
+size_t fy_eager_max;
+
+void fy_bsend_release(fy_req_t *r);
+
+static const void *send_source(const fy_req_t *r)
+{
+    if (r->packed)
+        return r->packed;
+    return (const char *)r->buf + r->dt->lb;
+}
+
+static void make_header(const fy_req_t *r, fy_hdr_t *h)
+{
+    h->kind = r->bytes <= fy_peers[r->world_peer].max_payload && r->bytes <= fy_eager_max
+                  ? FY_MSG_EAGER
+                  : FY_MSG_RTS;
+    h->flags = r->mode == FY_MODE_SYNC ? FY_MSGF_SYNC : 0;
+    h->reserved = 0;
+    h->src = r->comm->rank;
+    h->tag = r->tag;
+    h->ctx = r->ctx;
+    h->len = r->bytes;
+    h->sreq = (uint64_t)(uintptr_t)r;
+    h->rreq = 0;
+    h->addr = (uint64_t)(uintptr_t)send_source(r);
+    h->world_src = fy_rt.rank;
+    h->frag = 0;
+}
+
+void fy_p2p_send_done(fy_req_t *r)
+{
+    if (r->internal) { /* a buffered send: the user's request completed long ago */
+        fy_bsend_release(r);
+        fy_req_free(r);
+        return;
+    }
+    if (r->packed && r->mode != FY_MODE_BUFFERED) {
+        free(r->packed);
+        r->packed = NULL;
+    }
+    fy_req_complete(r);
+}
+
+/* Tries to put r's first record on the wire. 0 when sent, FY_XPORT_AGAIN when full. */
+static int try_first_record(fy_req_t *r)
+{
+    fy_hdr_t h;
+    make_header(r, &h);
+    fy_peer_t *p = &fy_peers[r->world_peer];
+    /* The state must be set before the send: the self transport delivers, and may answer,
+     * inside the call. */
+    r->pstate = h.kind == FY_MSG_RTS ? FY_PS_WAIT_FIN : (h.flags ? FY_PS_WAIT_ACK : 0);
+    int rc = p->ops->send(r->world_peer, &h, h.kind == FY_MSG_EAGER ? send_source(r) : NULL,
+                          h.kind == FY_MSG_EAGER ? r->bytes : 0);
+    if (rc != 0) {
+        r->pstate = FY_PS_QUEUED;
+        return rc;
+    }
+    if (h.kind == FY_MSG_EAGER && !h.flags)
+        fy_p2p_send_done(r);
+    return 0;
+}
+
+/* Streams DATA fragments until done or the transport is full. */
+static int stream_more(fy_req_t *r)
+{
+    fy_peer_t *p = &fy_peers[r->world_peer];
+    const char *src = send_source(r);
+    while (r->streamed < r->bytes) {
+        size_t n = r->bytes - r->streamed;
+        if (n > p->max_payload)
+            n = p->max_payload;
+        fy_hdr_t h = {.kind = FY_MSG_DATA, .rreq = r->rreq, .addr = r->streamed,
+                      .frag = (uint32_t)n, .world_src = fy_rt.rank, .len = r->bytes};
+        if (p->ops->send(r->world_peer, &h, src + r->streamed, n) != 0)
+            return FY_XPORT_AGAIN;
+        r->streamed += n;
+    }
+    fy_p2p_send_done(r);
+    return 0;
+}
+
+static void enqueue_pending(int dst, fy_req_t *r)
+{
+    fy_queue_push(&fy_peers[dst].pending, r);
+    fy_pending_total++;
+}
+
+int fy_p2p_isend(fy_req_t *r)
+{
+    r->bytes = fy_dtype_bytes(r->dt, r->count);
+    if (r->peer == MPI_PROC_NULL) {
+        fy_p2p_send_done(r);
+        return MPI_SUCCESS;
+    }
+    r->world_peer = fy_comm_world_rank(r->comm, r->peer);
+    if (!r->dt->contig && !r->packed && r->bytes) {
+        r->packed = malloc(r->bytes);
+        if (!r->packed)
+            return fy_err_set(MPI_ERR_NO_MEM, "out of memory packing a %zu-byte message", r->bytes);
+        fy_dtype_pack(r->dt, r->buf, r->count, r->packed);
+    }
+    fy_peer_t *p = &fy_peers[r->world_peer];
+    if (p->pending.head || try_first_record(r) != 0) {
+        r->pstate = FY_PS_QUEUED;
+        enqueue_pending(r->world_peer, r);
+    }
+    return MPI_SUCCESS;
+}
+
+void fy_p2p_send_ctrl(int dst, const fy_hdr_t *h)
+{
+    fy_peer_t *p = &fy_peers[dst];
+    if (!p->pending.head && p->ops->send(dst, h, NULL, 0) == 0)
+        return;
+    fy_req_t *c = fy_req_alloc(FY_REQ_SEND);
+    if (!c)
+        fy_fatal(MPI_ERR_NO_MEM, "out of memory queueing a control message");
+    c->internal = true;
+    c->hdr = *h;
+    c->pstate = FY_PS_CTRL;
+    enqueue_pending(dst, c);
+}
+
+void fy_p2p_on_ack_or_fin(const fy_hdr_t *h)
+{
+    fy_req_t *r = (fy_req_t *)(uintptr_t)h->sreq;
+    fy_p2p_send_done(r);
+}
+
+void fy_p2p_on_cts(const fy_hdr_t *h)
+{
+    fy_req_t *r = (fy_req_t *)(uintptr_t)h->sreq;
+    r->rreq = h->rreq;
+    r->streamed = 0;
+    r->pstate = FY_PS_STREAM;
+    fy_peer_t *p = &fy_peers[r->world_peer];
+    if (p->pending.head || stream_more(r) != 0)
+        enqueue_pending(r->world_peer, r);
+}
+
+int fy_p2p_drain_pending(void)
+{
+    int sent = 0;
+    for (int d = 0; d < fy_rt.size && fy_pending_total > 0; d++) {
+        fy_peer_t *p = &fy_peers[d];
+        fy_req_t *r;
+        while ((r = p->pending.head) != NULL) {
+            /* Unlinked before the attempt: completing may free r (buffered sends). */
+            fy_queue_remove(&p->pending, r);
+            fy_pending_total--;
+            int rc;
+            if (r->pstate == FY_PS_CTRL)
+                rc = p->ops->send(d, &r->hdr, NULL, 0);
+            else if (r->pstate == FY_PS_STREAM)
+                rc = stream_more(r);
+            else
+                rc = try_first_record(r);
+            if (rc != 0) {
+                /* Back to the front, so that order is kept. */
+                r->prev = NULL;
+                r->next = p->pending.head;
+                if (p->pending.head)
+                    p->pending.head->prev = r;
+                else
+                    p->pending.tail = r;
+                p->pending.head = r;
+                fy_pending_total++;
+                break;
+            }
+            sent++;
+            if (r->pstate == FY_PS_CTRL)
+                fy_req_free(r);
+        }
+    }
+    return sent;
+}

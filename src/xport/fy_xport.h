@@ -1,0 +1,79 @@
+/* Transports: how a record (a header and up to max_payload bytes) reaches another rank.
+ *
+ * The point-to-point layer above owns matching and protocols; a transport only moves records
+ * and, where it can, copies straight out of another process's memory for rendezvous. Records
+ * from one sender to one receiver arrive in the order they were sent (the non-overtaking rule
+ * rests on this). Every function is called with the library lock held (when there is one) and
+ * never blocks.
+ */
+#ifndef FY_XPORT_H
+#define FY_XPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    FY_MSG_EAGER = 1, /* whole message inline */
+    FY_MSG_RTS,       /* rendezvous request: sender's buffer address and length */
+    FY_MSG_CTS,       /* receiver cannot read remotely: please stream DATA */
+    FY_MSG_DATA,      /* one fragment of a streamed rendezvous message */
+    FY_MSG_FIN,       /* receiver finished reading a rendezvous message */
+    FY_MSG_ACK,       /* receiver matched a synchronous eager message */
+};
+enum { FY_MSGF_SYNC = 1 };
+
+/* 56 bytes: fits one cache line with the record's framing. */
+typedef struct fy_hdr {
+    uint8_t kind;
+    uint8_t flags;
+    uint16_t reserved;
+    int32_t src; /* sender's rank in the communicator */
+    int32_t tag;
+    uint32_t ctx;       /* context id: communicator and pt2pt/collective space */
+    uint64_t len;       /* whole message length in bytes */
+    uint64_t sreq;      /* sender's request, echoed in CTS/FIN/ACK */
+    uint64_t rreq;      /* receiver's request, echoed in DATA */
+    uint64_t addr;      /* RTS: sender buffer address; DATA: offset of the fragment */
+    int32_t world_src;  /* sender's rank in MPI_COMM_WORLD, to reply to */
+    uint32_t frag;      /* DATA: bytes in this record */
+} fy_hdr_t;
+
+/* Not a transport error: the queue is full, try again after progress. */
+#define FY_XPORT_AGAIN (-11)
+/* The transport cannot read the peer's memory: use CTS/DATA streaming. */
+#define FY_XPORT_NOTSUP (-12)
+
+typedef struct fy_xport_ops {
+    const char *name;
+    /* Queues one record for world rank dst. 0, or FY_XPORT_AGAIN when full. */
+    int (*send)(int dst, const fy_hdr_t *h, const void *payload, size_t len);
+    /* Copies len bytes at raddr in world rank src's memory into dst. 0, or FY_XPORT_NOTSUP. */
+    int (*get)(int src, uint64_t raddr, void *dst, size_t len);
+    /* Largest payload one record may carry. */
+    size_t (*max_payload)(void);
+} fy_xport_ops_t;
+
+/* Called by transports for every record that arrives; the payload is only valid during the
+ * call. Set once by the point-to-point layer. */
+typedef void (*fy_xport_deliver_fn)(const fy_hdr_t *h, const void *payload);
+extern fy_xport_deliver_fn fy_xport_deliver;
+
+/* The self transport (a process sending to itself). */
+extern const fy_xport_ops_t fy_xport_self;
+
+/* Shared memory among the ranks of this machine. */
+struct fy_pmi;
+int fy_shm_init(struct fy_pmi *pmi, int rank, int size);
+void fy_shm_fini(void);
+extern const fy_xport_ops_t fy_xport_shm;
+/* Drains all incoming shared-memory queues; returns how many records were handled. */
+int fy_shm_progress(void);
+/* Sleeps until a peer rings this rank's doorbell or `timeout_ms` passes. `prepare` and `check`
+ * bracket the sleep so that no wake-up is lost: see shm_wait.c. */
+void fy_shm_sleep_prepare(void);
+void fy_shm_sleep(int timeout_ms);
+void fy_shm_sleep_done(void);
+/* Rings our own doorbell, for a thread that completed another thread's request. */
+void fy_shm_wake_self(void);
+
+#endif
