@@ -5,9 +5,12 @@
  *   pmi_prog exit N          init, then exit N without finalize
  *   pmi_prog abort N [MSG]   rank 1 (or 0 if alone) aborts with code N; the others wait
  *   pmi_prog signal SIG      rank 1 (or 0 if alone) raises SIG; the others wait
- *   pmi_prog shm             each rank creates /dev/shm/fy-<kvsname>-t<rank>, prints its path,
- *                            then rank 0 crashes while the others wait
+ *   pmi_prog shm [clean]     each rank creates /dev/shm/fy-<kvsname>-t<rank>, prints its path,
+ *                            then rank 0 crashes while the others wait (or, with "clean", all
+ *                            finalize and exit 0)
  *   pmi_prog wait            init, fence, print "ready", then sleep until killed
+ *   pmi_prog chatty N        N lines to stdout and N to stderr, each written in three pieces
+ *                            with pauses between, then a last line without '\n'
  */
 #include "fy_pmi.h"
 
@@ -32,6 +35,33 @@ static void wait_forever(void)
 {
     for (;;)
         pause();
+}
+
+static void put_piece(int fd, const char *s)
+{
+    if (write(fd, s, strlen(s)) < 0)
+        exit(3);
+    usleep(200);
+}
+
+/* Without whole-line forwarding, the pieces of different ranks' lines interleave. */
+static int chatty(int n)
+{
+    int rank = fy_pmi_rank(pmi);
+    char a[64], b[64];
+    for (int i = 0; i < n; i++) {
+        for (int fd = 1; fd <= 2; fd++) {
+            snprintf(a, sizeof(a), "<rank=%d ", rank);
+            snprintf(b, sizeof(b), "fd=%d line=%d ", fd, i);
+            put_piece(fd, a);
+            put_piece(fd, b);
+            put_piece(fd, "end>\n");
+        }
+    }
+    snprintf(a, sizeof(a), "<tail rank=%d>", rank);
+    check(fy_pmi_finalize(pmi), "finalize");
+    put_piece(1, a);
+    return 0;
 }
 
 static int kvs_test(void)
@@ -96,6 +126,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "kvs") == 0)
         return kvs_test();
+    if (strcmp(mode, "chatty") == 0)
+        return chatty(argc > 2 ? atoi(argv[2]) : 100);
     if (strcmp(mode, "exit") == 0)
         exit(argc > 2 ? atoi(argv[2]) : 0);
     if (strcmp(mode, "abort") == 0) {
@@ -118,6 +150,10 @@ int main(int argc, char **argv)
         printf("%s\n", path);
         fflush(stdout);
         check(fy_pmi_fence(pmi), "fence");
+        if (argc > 2 && strcmp(argv[2], "clean") == 0) {
+            check(fy_pmi_finalize(pmi), "finalize");
+            return 0;
+        }
         if (rank == 0)
             abort();
         wait_forever();

@@ -1,0 +1,24 @@
+#!/bin/sh
+# timeout: 60
+# PMI abort (MPI_Abort): one line with the code and the message, the others killed, status N.
+. "$FY_SRC/tests/launcher/lib.inc"
+build_pmi_prog
+
+start=$(date +%s)
+run -n 3 "$PMI_PROG" abort 7 "disk full: giving up"
+elapsed=$(($(date +%s) - start))
+expect_eq "status after abort" 7 "$RC"
+expect_eq "message after abort" \
+    "mpiexec: rank 1 called MPI_Abort with code 7: disk full: giving up" "$(cat "$T/err")"
+[ "$elapsed" -le 4 ] || fail "job took ${elapsed}s to stop after an abort"
+
+run -n 2 "$PMI_PROG" abort 3
+expect_eq "status after abort without message" 3 "$RC"
+expect_eq "message after abort without message" "mpiexec: rank 1 called MPI_Abort with code 3" \
+    "$(cat "$T/err")"
+
+run -n 1 "$PMI_PROG" abort 4 why
+expect_eq "status after abort of a single rank" 4 "$RC"
+expect_eq "message of a single rank" "mpiexec: rank 0 called MPI_Abort with code 4: why" \
+    "$(cat "$T/err")"
+finish

@@ -1,0 +1,30 @@
+#!/bin/sh
+# timeout: 60
+# At the end of a job, however it ended, mpiexec removes /dev/shm/fy-<kvsname>-* and nothing
+# of other jobs.
+. "$FY_SRC/tests/launcher/lib.inc"
+build_pmi_prog
+[ -d /dev/shm ] || { echo "FAIL: no /dev/shm" >&2; exit 1; }
+
+other=/dev/shm/fy-fyothertestjob$$-keep
+: >"$other"
+
+# Rank 0 crashes after every rank made a segment.
+run -n 3 "$PMI_PROG" shm
+expect_eq "status of the crashing job" 134 "$RC"
+expect_eq "segments reported" 3 "$(grep -c '^/dev/shm/fy-' "$T/out")"
+for f in $(cat "$T/out"); do
+    [ -e "$f" ] && fail "$f left behind after a crash" && rm -f "$f"
+done
+
+# A clean job leaves nothing either.
+run -n 2 "$PMI_PROG" shm clean
+expect_eq "status of the clean job" 0 "$RC"
+expect_eq "segments reported by the clean job" 2 "$(grep -c '^/dev/shm/fy-' "$T/out")"
+for f in $(cat "$T/out"); do
+    [ -e "$f" ] && fail "$f left behind after a clean job" && rm -f "$f"
+done
+
+[ -e "$other" ] || fail "another job's segment was removed"
+rm -f "$other"
+finish
