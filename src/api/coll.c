@@ -15,7 +15,7 @@ int PMPI_Barrier(MPI_Comm comm)
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
 }
 
-static int coll_args(const char *fn, const void *buf, int count, MPI_Datatype dt, MPI_Comm comm,
+static int coll_args(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, MPI_Comm comm,
                      fy_comm_t **c, const fy_dtype_t **d)
 {
     int rc = fy_api_comm(fn, comm, c);
@@ -28,13 +28,14 @@ static int coll_args(const char *fn, const void *buf, int count, MPI_Datatype dt
     return rc;
 }
 
-int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+static int bcast(const char *fn, void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                 MPI_Comm comm)
 {
     fy_comm_t *c;
     const fy_dtype_t *d;
-    int rc = coll_args("MPI_Bcast", buffer, count, datatype, comm, &c, &d);
+    int rc = coll_args(fn, buffer, count, datatype, comm, &c, &d);
     if (rc == MPI_SUCCESS)
-        rc = fy_api_rank("MPI_Bcast", c, root, "root", 0, 0);
+        rc = fy_api_rank(fn, c, root, "root", 0, 0);
     if (rc == MPI_SUCCESS) {
         fy_lock();
         rc = fy_bcast(buffer, count, d, root, c);
@@ -43,10 +44,9 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
 }
 
-int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                int root, MPI_Comm comm)
+static int reduce(const char *fn, const void *sendbuf, void *recvbuf, MPI_Count count,
+                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    const char *fn = "MPI_Reduce";
     fy_comm_t *c;
     const fy_dtype_t *d;
     int rc = coll_args(fn, sendbuf, count, datatype, comm, &c, &d);
@@ -64,10 +64,9 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
 }
 
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                   MPI_Op op, MPI_Comm comm)
+static int allreduce(const char *fn, const void *sendbuf, void *recvbuf, MPI_Count count,
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    const char *fn = "MPI_Allreduce";
     fy_comm_t *c;
     const fy_dtype_t *d;
     int rc = coll_args(fn, sendbuf, count, datatype, comm, &c, &d);
@@ -81,4 +80,38 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
         fy_unlock();
     }
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}
+
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    return bcast("MPI_Bcast", buffer, count, datatype, root, comm);
+}
+
+int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    return bcast("MPI_Bcast_c", buffer, count, datatype, root, comm);
+}
+
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm)
+{
+    return reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, int root, MPI_Comm comm)
+{
+    return reduce("MPI_Reduce_c", sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm)
+{
+    return allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm)
+{
+    return allreduce("MPI_Allreduce_c", sendbuf, recvbuf, count, datatype, op, comm);
 }

@@ -166,3 +166,29 @@ int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
     return PMPI_Comm_get_attr(comm, keyval, attribute_val, flag);
 }
+
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
+{
+    const fy_dtype_t *d;
+    int rc = dtype("MPI_Type_size_c", datatype, &d);
+    if (rc == MPI_SUCCESS)
+        *size = d->size;
+    return rc;
+}
+
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    const fy_dtype_t *d;
+    int rc = dtype("MPI_Type_get_extent_c", datatype, &d);
+    if (rc == MPI_SUCCESS) {
+        *lb = d->lb;
+        *extent = d->extent;
+    }
+    return rc;
+}
+
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb,
+                                MPI_Count *true_extent)
+{
+    return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
+}

@@ -3,7 +3,7 @@
 #include "fy_p2p.h"
 #include "p2p_start.h"
 
-static int send_init(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
+static int send_init(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
                      int tag, MPI_Comm comm, fy_mode_t mode, MPI_Request *request)
 {
     fy_req_t *r;
@@ -44,12 +44,12 @@ int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
     return send_init("MPI_Rsend_init", buf, count, datatype, dest, tag, comm, FY_MODE_READY, request);
 }
 
-int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-                   MPI_Comm comm, MPI_Request *request)
+static int recv_init(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
+                     int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     fy_req_t *r;
     fy_lock();
-    int rc = fy_api_recv_start("MPI_Recv_init", buf, count, datatype, source, tag, comm, 0, &r);
+    int rc = fy_api_recv_start(fn, buf, count, datatype, source, tag, comm, 0, &r);
     if (rc == MPI_SUCCESS) {
         r->persistent = true;
         fy_req_complete(r);
@@ -59,6 +59,18 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
         return fy_err_raise_comm(comm, rc);
     *request = r->handle;
     return MPI_SUCCESS;
+}
+
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return recv_init("MPI_Recv_init", buf, count, datatype, source, tag, comm, request);
+}
+
+int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return recv_init("MPI_Recv_init_c", buf, count, datatype, source, tag, comm, request);
 }
 
 static int start_one(const char *fn, MPI_Request h)
@@ -90,4 +102,28 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[])
         rc = start_one("MPI_Startall", array_of_requests[i]);
     fy_unlock();
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
+}
+
+int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return send_init("MPI_Send_init_c", buf, count, datatype, dest, tag, comm, FY_MODE_STANDARD, request);
+}
+
+int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    return send_init("MPI_Bsend_init_c", buf, count, datatype, dest, tag, comm, FY_MODE_BUFFERED, request);
+}
+
+int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    return send_init("MPI_Ssend_init_c", buf, count, datatype, dest, tag, comm, FY_MODE_SYNC, request);
+}
+
+int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    return send_init("MPI_Rsend_init_c", buf, count, datatype, dest, tag, comm, FY_MODE_READY, request);
 }

@@ -100,7 +100,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 }
 
 /* Starts the receive of a matched message; NULL request for MPI_MESSAGE_NO_PROC. */
-static int mrecv_start(const char *fn, void *buf, int count, MPI_Datatype datatype,
+static int mrecv_start(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
                        MPI_Message *message, fy_req_t **r_p)
 {
     const fy_dtype_t *d;
@@ -137,27 +137,51 @@ static int mrecv_start(const char *fn, void *buf, int count, MPI_Datatype dataty
     return MPI_SUCCESS;
 }
 
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-               MPI_Status *status)
+static int mrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
+                 MPI_Message *message, MPI_Status *status)
 {
     fy_req_t *r;
     fy_lock();
-    int rc = mrecv_start("MPI_Mrecv", buf, count, datatype, message, &r);
+    int rc = mrecv_start(fn, buf, count, datatype, message, &r);
     if (rc == MPI_SUCCESS)
         rc = fy_api_finish_blocking(r, status);
     fy_unlock();
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
 }
 
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-                MPI_Request *request)
+static int imrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Message *message, MPI_Request *request)
 {
     fy_req_t *r;
     fy_lock();
-    int rc = mrecv_start("MPI_Imrecv", buf, count, datatype, message, &r);
+    int rc = mrecv_start(fn, buf, count, datatype, message, &r);
     fy_unlock();
     if (rc != MPI_SUCCESS)
         return fy_err_raise_comm(MPI_COMM_SELF, rc);
     *request = r->handle;
     return MPI_SUCCESS;
+}
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Status *status)
+{
+    return mrecv("MPI_Mrecv", buf, count, datatype, message, status);
+}
+
+int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                 MPI_Status *status)
+{
+    return mrecv("MPI_Mrecv_c", buf, count, datatype, message, status);
+}
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                MPI_Request *request)
+{
+    return imrecv("MPI_Imrecv", buf, count, datatype, message, request);
+}
+
+int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                  MPI_Request *request)
+{
+    return imrecv("MPI_Imrecv_c", buf, count, datatype, message, request);
 }

@@ -2,7 +2,7 @@
  * library gains nothing from knowing that the receive is posted. */
 #include "p2p_start.h"
 
-static int send_blocking(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
+static int send_blocking(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
                          int tag, MPI_Comm comm, fy_mode_t mode)
 {
     fy_req_t *r;
@@ -14,7 +14,7 @@ static int send_blocking(const char *fn, const void *buf, int count, MPI_Datatyp
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
 }
 
-static int send_nonblocking(const char *fn, const void *buf, int count, MPI_Datatype dt,
+static int send_nonblocking(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt,
                             int dest, int tag, MPI_Comm comm, fy_mode_t mode,
                             MPI_Request *request)
 {
@@ -70,4 +70,52 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
                MPI_Request *request)
 {
     return send_nonblocking("MPI_Irsend", buf, count, datatype, dest, tag, comm, FY_MODE_READY, request);
+}
+
+int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm)
+{
+    return send_blocking("MPI_Send_c", buf, count, datatype, dest, tag, comm, FY_MODE_STANDARD);
+}
+
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return send_blocking("MPI_Bsend_c", buf, count, datatype, dest, tag, comm, FY_MODE_BUFFERED);
+}
+
+int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return send_blocking("MPI_Ssend_c", buf, count, datatype, dest, tag, comm, FY_MODE_SYNC);
+}
+
+int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return send_blocking("MPI_Rsend_c", buf, count, datatype, dest, tag, comm, FY_MODE_READY);
+}
+
+int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    return send_nonblocking("MPI_Isend_c", buf, count, datatype, dest, tag, comm, FY_MODE_STANDARD, request);
+}
+
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return send_nonblocking("MPI_Ibsend_c", buf, count, datatype, dest, tag, comm, FY_MODE_BUFFERED, request);
+}
+
+int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return send_nonblocking("MPI_Issend_c", buf, count, datatype, dest, tag, comm, FY_MODE_SYNC, request);
+}
+
+int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return send_nonblocking("MPI_Irsend_c", buf, count, datatype, dest, tag, comm, FY_MODE_READY, request);
 }

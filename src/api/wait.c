@@ -385,10 +385,11 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
     return MPI_SUCCESS;
 }
 
-int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
+static int set_elements(const char *fn, MPI_Status *status, MPI_Datatype datatype,
+                        MPI_Count count)
 {
     const fy_dtype_t *d;
-    int rc = fy_api_dtype("MPI_Status_set_elements", datatype, &d);
+    int rc = fy_api_dtype(fn, datatype, &d);
     if (rc != MPI_SUCCESS)
         return fy_err_raise_comm(MPI_COMM_SELF, rc);
     int cancelled = status->count_hi_and_cancelled & (int)0x80000000u;
@@ -396,4 +397,26 @@ int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int coun
     status->count_lo = (int)(bytes & 0xffffffffu);
     status->count_hi_and_cancelled = (int)((bytes >> 32) & 0x7fffffff) | cancelled;
     return MPI_SUCCESS;
+}
+
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    int rc = count_of("MPI_Get_count_c", status, datatype, 0, count);
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
+}
+
+int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    int rc = count_of("MPI_Get_elements_c", status, datatype, 1, count);
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
+}
+
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    return set_elements("MPI_Status_set_elements_x", status, datatype, count);
+}
+
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
+{
+    return set_elements("MPI_Status_set_elements", status, datatype, count);
 }

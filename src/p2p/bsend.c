@@ -34,11 +34,11 @@ static bool none_used(void *arg)
     return nused == 0;
 }
 
-int fy_bsend_detach(void *buf_p, int *size)
+int fy_bsend_detach(void *buf_p, MPI_Count *size)
 {
     fy_wait_until(none_used, NULL);
     *(void **)buf_p = buf_base;
-    *size = (int)buf_size;
+    *size = (MPI_Count)buf_size;
     buf_base = NULL;
     buf_size = 0;
     free(used);
