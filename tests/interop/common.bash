@@ -185,3 +185,38 @@ fy_check_leftovers() {
     done
     [ -z "$leaked" ] || fy_fail "shared-memory files left after the job ended:$leaked"
 }
+
+# ---- Differential runs ---------------------------------------------------------------------
+
+# fy_diff_program SRC [RANKS...]: builds SRC with MPICH's mpicc and with Ferry's, runs each
+# under its own mpiexec at each rank count (default 1 2 3 4), and fails unless both runs
+# exit 0 and print the same standard output.
+fy_diff_program() {
+    local src=$1 n name fails=0
+    shift
+    local ranks=("$@")
+    [ ${#ranks[@]} -gt 0 ] || ranks=(1 2 3 4)
+    name=$(basename "$src" .c)
+    fy_need_ferry
+    fy_need_mpich
+    fy_cc_mpich "./$name.mpich" -lm "$src"
+    fy_cc_ferry "./$name.ferry" -lm "$src"
+    for n in "${ranks[@]}"; do
+        fy_run_ok "$name-mpich-np$n" 60 "${FY_ENV_MPICH[@]}" "$MPICH_EXEC" -n "$n" "./$name.mpich"
+        fy_run "$name-ferry-np$n" 60 "${FY_ENV_FERRY[@]}" "$FY_MPIEXEC" -n "$n" "./$name.ferry"
+        if [ "$FY_RC" -ne 0 ]; then
+            fy_show "$name-ferry-np$n"
+            echo "FAIL: $name at $n ranks: Ferry's run exited with status $FY_RC" >&2
+            fails=$((fails + 1))
+            continue
+        fi
+        if ! diff -u "$name-mpich-np$n.out" "$name-ferry-np$n.out" >"$name-np$n.diff"; then
+            echo "FAIL: $name at $n ranks: outputs differ (- MPICH, + Ferry):" >&2
+            cat "$name-np$n.diff" >&2
+            fails=$((fails + 1))
+            continue
+        fi
+        fy_note "$name at $n ranks: $(wc -l <"$name-ferry-np$n.out") lines identical"
+    done
+    [ "$fails" -eq 0 ] || fy_fail "$name: $fails of ${#ranks[@]} rank counts differ"
+}

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# timeout: 120
+# Differential: src/cpi.c (cpi-like integration with partial sums added in rank order, Gather, exact reductions, MAXLOC/MINLOC, Scan),
+# built and run with MPICH (mpicc.mpich, mpiexec.mpich) and with Ferry (bin/mpicc,
+# bin/mpiexec) at 1, 2, 3 and 4 ranks; the outputs (printed by rank 0) must be identical.
+. "$(dirname "${BASH_SOURCE[0]}")/../interop/common.bash"
+fy_setup
+fy_diff_program "$FY_SRC/tests/diff/src/cpi.c" 1 2 3 4
+echo "PASS"
