@@ -124,16 +124,19 @@ fy_env_setup() {
 
 # ---- Leftovers: processes of a job and /dev/shm/fy-* files ---------------------------------
 
-# Processes other than this shell's own whose command line names a path in this test's
-# working directory (each test runs in a fresh one, so they belong to this test's jobs).
+# Processes of this test's jobs: those running a program from this test's working directory
+# (each test runs in a fresh one) or whose command line names a path in it (a launcher).
 fy_own_procs() {
-    local p cmd
+    local p cmd exe
     for p in /proc/[0-9]*; do
         p=${p#/proc/}
         [ "$p" = "$$" ] && continue
         [ "$p" = "$BASHPID" ] && continue
-        cmd=$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null) || continue
-        [ -n "$cmd" ] || continue
+        exe=$(readlink "/proc/$p/exe" 2>/dev/null) || exe=""
+        cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline") || continue
+        case "$exe" in
+        "$FY_WORK/"*) echo "$p $cmd"; continue ;;
+        esac
         case "$cmd" in
         *"$FY_WORK/"*) echo "$p $cmd" ;;
         esac
@@ -219,4 +222,21 @@ fy_diff_program() {
         fy_note "$name at $n ranks: $(wc -l <"$name-ferry-np$n.out") lines identical"
     done
     [ "$fails" -eq 0 ] || fy_fail "$name: $fails of ${#ranks[@]} rank counts differ"
+}
+
+# fy_expect_line NAME SUFFIX DESCRIPTION PATTERN...: fail unless one line of NAME.SUFFIX
+# matches every extended regular expression PATTERN.
+fy_expect_line() {
+    local n=$1 sfx=$2 what=$3
+    shift 3
+    local lines
+    lines=$(cat "$n.$sfx")
+    local p
+    for p in "$@"; do
+        lines=$(printf '%s\n' "$lines" | grep -E -- "$p" || true)
+    done
+    if [ -z "$lines" ]; then
+        fy_show "$n"
+        fy_fail "$n: $what: no line of std${sfx#*.} matches all of: $*"
+    fi
 }
