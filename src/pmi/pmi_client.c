@@ -232,8 +232,7 @@ static int check_kv(const fy_pmi_t *pmi, const char *key, const char *value)
     if (strlen(key) >= (size_t)pmi->keylen_max || !fy_pmi_wire_token_ok(key))
         return fail("PMI: invalid key '%.80s' (1-%d printable characters, no space or '=')", key,
                     pmi->keylen_max - 1);
-    if (value != NULL &&
-        (strlen(value) >= (size_t)pmi->vallen_max || !fy_pmi_wire_token_ok(value)))
+    if (value != NULL && (strlen(value) >= (size_t)pmi->vallen_max || !fy_pmi_wire_token_ok(value)))
         return fail("PMI: invalid value for key '%s' (1-%d printable characters, no space or '=')",
                     key, pmi->vallen_max - 1);
     return 0;

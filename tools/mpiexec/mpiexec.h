@@ -19,14 +19,14 @@
 /* Options, as parsed by mpiexec_main.c. */
 typedef struct fy_mpx_opts {
     int np;
-    int label;            /* -l: prefix lines with "[rank] " */
-    int env_none;         /* -genvnone: start ranks with an empty environment */
-    char **env;           /* NAME=VALUE strings set in each rank, in order */
+    int label;    /* -l: prefix lines with "[rank] " */
+    int env_none; /* -genvnone: start ranks with an empty environment */
+    char **env;   /* NAME=VALUE strings set in each rank, in order */
     int nenv;
-    const char *wdir;     /* NULL: our own working directory */
-    int timeout;          /* seconds, 0 = none */
-    const char *prog;     /* resolved path of the program */
-    char **argv;          /* argv[0] as the user wrote it, then its arguments; NULL-terminated */
+    const char *wdir; /* NULL: our own working directory */
+    int timeout;      /* seconds, 0 = none */
+    const char *prog; /* resolved path of the program */
+    char **argv;      /* argv[0] as the user wrote it, then its arguments; NULL-terminated */
 } fy_mpx_opts_t;
 
 /* One output stream of a rank (stdout or stderr), forwarded line by line. */
@@ -38,19 +38,19 @@ typedef struct fy_mpx_stream {
 } fy_mpx_stream_t;
 
 enum fy_mpx_pmi_state {
-    FY_MPX_PMI_NONE,      /* never sent cmd=init: a plain program */
-    FY_MPX_PMI_INIT,      /* between init and finalize */
+    FY_MPX_PMI_NONE, /* never sent cmd=init: a plain program */
+    FY_MPX_PMI_INIT, /* between init and finalize */
     FY_MPX_PMI_FINALIZED,
 };
 
 typedef struct fy_mpx_rank {
     int rank;
-    pid_t pid;               /* 0 once reaped */
-    int pmi_fd;              /* our end of the socketpair, -1 when closed */
+    pid_t pid;  /* 0 once reaped */
+    int pmi_fd; /* our end of the socketpair, -1 when closed */
     fy_pmi_linebuf_t pmi_in;
-    int in_mcmd;             /* inside a multi-line (mcmd=) request */
-    int spawn_total;         /* of the spawn request being read */
-    int spawn_last;          /* the block being read is its last */
+    int in_mcmd;     /* inside a multi-line (mcmd=) request */
+    int spawn_total; /* of the spawn request being read */
+    int spawn_last;  /* the block being read is its last */
     enum fy_mpx_pmi_state pmi_state;
     int in_barrier;
     fy_mpx_stream_t out, err;
@@ -59,16 +59,16 @@ typedef struct fy_mpx_rank {
 typedef struct fy_mpx_job {
     const fy_mpx_opts_t *opts;
     fy_mpx_rank_t *ranks;
-    int nlive;               /* ranks not yet reaped */
-    pid_t leader;            /* the process-group leader (see top of file) */
+    int nlive;    /* ranks not yet reaped */
+    pid_t leader; /* the process-group leader (see top of file) */
     char kvsname[64];
     fy_pmi_kvs_t kvs;
-    int nbarrier;            /* ranks inside the current barrier */
+    int nbarrier; /* ranks inside the current barrier */
     int sigfd;
 
     /* Stdin forwarding to rank 0. */
-    int stdin_open;          /* still reading our fd 0 */
-    int stdin_to;            /* write end of rank 0's stdin pipe, -1 when closed */
+    int stdin_open; /* still reading our fd 0 */
+    int stdin_to;   /* write end of rank 0's stdin pipe, -1 when closed */
     char *stdin_buf;
     size_t stdin_len;
 

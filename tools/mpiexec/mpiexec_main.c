@@ -16,8 +16,20 @@
 #endif
 
 enum opt_id {
-    OPT_NP, OPT_HOSTS, OPT_HOSTFILE, OPT_ENV, OPT_ENVALL, OPT_ENVNONE, OPT_ENVLIST, OPT_X,
-    OPT_LABEL, OPT_WDIR, OPT_TIMEOUT, OPT_HELP, OPT_VERSION, OPT_IGNORE,
+    OPT_NP,
+    OPT_HOSTS,
+    OPT_HOSTFILE,
+    OPT_ENV,
+    OPT_ENVALL,
+    OPT_ENVNONE,
+    OPT_ENVLIST,
+    OPT_X,
+    OPT_LABEL,
+    OPT_WDIR,
+    OPT_TIMEOUT,
+    OPT_HELP,
+    OPT_VERSION,
+    OPT_IGNORE,
 };
 
 typedef struct opt {
@@ -73,28 +85,27 @@ static const opt_t options[] = {
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "Usage: " FY_MPX_PROG " [options] program [args...]\n"
-            "Runs N copies of program on this host as one MPI job.\n\n"
-            "  -n, -np N               number of ranks (default: host slots, else 1)\n"
-            "  -host, -hosts LIST      hosts, comma-separated (this host only: localhost,\n"
-            "                          127.0.0.1 or its name; 'name:N' gives N slots)\n"
-            "  -f, -hostfile, -machinefile FILE\n"
-            "                          hosts, one per line ('name', 'name:N', 'name slots=N')\n"
-            "  -env, -genv NAME VALUE  set NAME in every rank\n"
-            "  -x NAME[=VALUE]         export NAME (our value, or VALUE) to every rank\n"
-            "  -genvlist A,B,...       export these variables\n"
-            "  -genvall                pass our whole environment (the default)\n"
-            "  -genvnone               pass none of our environment\n"
-            "  -l                      prefix each output line with \"[rank] \"\n"
-            "  -wdir DIR               run the ranks in DIR\n"
-            "  --timeout SEC           kill the job after SEC seconds (also MPIEXEC_TIMEOUT)\n"
-            "  --help, --version\n"
-            "Ignored on one host: --oversubscribe --allow-run-as-root -bind-to X -map-by X\n"
-            "  -ppn N --mca K V -bootstrap X\n\n"
-            "Exit status: 0 if every rank exits 0, else that of the first rank to fail\n"
-            "(128+N for signal N), the code given to MPI_Abort, 124 on timeout, 1 on usage\n"
-            "errors, 127 if the program is not found.\n");
+    fprintf(f, "Usage: " FY_MPX_PROG " [options] program [args...]\n"
+               "Runs N copies of program on this host as one MPI job.\n\n"
+               "  -n, -np N               number of ranks (default: host slots, else 1)\n"
+               "  -host, -hosts LIST      hosts, comma-separated (this host only: localhost,\n"
+               "                          127.0.0.1 or its name; 'name:N' gives N slots)\n"
+               "  -f, -hostfile, -machinefile FILE\n"
+               "                          hosts, one per line ('name', 'name:N', 'name slots=N')\n"
+               "  -env, -genv NAME VALUE  set NAME in every rank\n"
+               "  -x NAME[=VALUE]         export NAME (our value, or VALUE) to every rank\n"
+               "  -genvlist A,B,...       export these variables\n"
+               "  -genvall                pass our whole environment (the default)\n"
+               "  -genvnone               pass none of our environment\n"
+               "  -l                      prefix each output line with \"[rank] \"\n"
+               "  -wdir DIR               run the ranks in DIR\n"
+               "  --timeout SEC           kill the job after SEC seconds (also MPIEXEC_TIMEOUT)\n"
+               "  --help, --version\n"
+               "Ignored on one host: --oversubscribe --allow-run-as-root -bind-to X -map-by X\n"
+               "  -ppn N --mca K V -bootstrap X\n\n"
+               "Exit status: 0 if every rank exits 0, else that of the first rank to fail\n"
+               "(128+N for signal N), the code given to MPI_Abort, 124 on timeout, 1 on usage\n"
+               "errors, 127 if the program is not found.\n");
 }
 
 static __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...)

@@ -64,8 +64,8 @@ static void on_initack(fy_mpx_job_t *job, fy_mpx_rank_t *r, const fy_pmi_msg_t *
 static void on_get_maxes(fy_mpx_job_t *job, fy_mpx_rank_t *r, const fy_pmi_msg_t *m)
 {
     (void)job, (void)m;
-    reply(r, "cmd=maxes rc=0 kvsname_max=%d keylen_max=%d vallen_max=%d", KVSNAME_MAX,
-          KEYLEN_MAX, VALLEN_MAX);
+    reply(r, "cmd=maxes rc=0 kvsname_max=%d keylen_max=%d vallen_max=%d", KVSNAME_MAX, KEYLEN_MAX,
+          VALLEN_MAX);
 }
 
 static void on_get_appnum(fy_mpx_job_t *job, fy_mpx_rank_t *r, const fy_pmi_msg_t *m)
@@ -146,8 +146,7 @@ static void on_abort(fy_mpx_job_t *job, fy_mpx_rank_t *r, const fy_pmi_msg_t *m)
     fy_pmi_wire_get_int(m, "exitcode", &code);
     const char *msg = fy_pmi_wire_get(m, "error_msg");
     if (msg != NULL && *msg != '\0')
-        fy_mpx_job_fail(job, code, "rank %d called MPI_Abort with code %d: %s", r->rank, code,
-                        msg);
+        fy_mpx_job_fail(job, code, "rank %d called MPI_Abort with code %d: %s", r->rank, code, msg);
     else
         fy_mpx_job_fail(job, code, "rank %d called MPI_Abort with code %d", r->rank, code);
     /* No reply: the rank waits to be killed. */

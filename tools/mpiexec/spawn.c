@@ -109,8 +109,7 @@ static void rank_exec(const fy_mpx_job_t *job, int rank, int pmi_fd, int in_fd, 
         _exit(127);
     }
     execv(o->prog, o->argv);
-    fprintf(stderr, FY_MPX_PROG ": rank %d: cannot run '%s': %s\n", rank, o->prog,
-            strerror(errno));
+    fprintf(stderr, FY_MPX_PROG ": rank %d: cannot run '%s': %s\n", rank, o->prog, strerror(errno));
     _exit(127);
 }
 
