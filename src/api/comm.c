@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "fy_api.h"
+#include "fy_attr.h"
 #include "fy_coll.h"
 
 int PMPI_Comm_size(MPI_Comm comm, int *size)
@@ -36,6 +37,8 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
                       fy_dtype_get(MPI_UINT64_T), MPI_BAND, c);
     if (rc == MPI_SUCCESS)
         rc = fy_comm_dup(c, agreed, &n);
+    if (rc == MPI_SUCCESS && (rc = fy_attr_dup(c, n)) != MPI_SUCCESS)
+        fy_comm_release(n);
     fy_unlock();
     if (rc != MPI_SUCCESS)
         return fy_err_raise_comm(comm, rc);

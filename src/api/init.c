@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "fy_api.h"
+#include "fy_attr.h"
 #include "fy_coll.h"
 #include "fy_init.h"
 #include "fy_p2p.h"
@@ -50,6 +51,9 @@ int PMPI_Finalize(void)
     if (rc != MPI_SUCCESS)
         return fy_err_raise_comm(MPI_COMM_WORLD, rc);
     fy_lock();
+    /* The standard's hook for libraries: attributes on MPI_COMM_SELF are deleted first,
+     * newest first, while MPI is still fully usable. */
+    fy_attr_delete_all(fy_comm_get(MPI_COMM_SELF));
     /* Queued control records (FIN, ACK) may be what a peer still waits for. */
     fy_wait_until(no_pending, NULL);
     rc = fy_barrier(fy_comm_get(MPI_COMM_WORLD));

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "fy_api.h"
+#include "fy_attr.h"
 
 static int weights_empty_storage;
 int *const MPI_UNWEIGHTED = (int *)2; /* distinct from NULL and from any real array */
@@ -152,10 +153,10 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
     case MPI_LASTUSEDCODE: v = &attr_lastcode; break;
     case MPI_APPNUM: attr_appnum = fy_rt.appnum; v = &attr_appnum; break;
     default:
-        fy_err_set(MPI_ERR_UNSUPPORTED_OPERATION,
-                   "MPI_Comm_get_attr: user keyvals are not implemented in this release "
-                   "(keyval 0x%x)", (unsigned)comm_keyval);
-        return fy_err_raise_comm(comm, MPI_ERR_UNSUPPORTED_OPERATION);
+        fy_lock();
+        rc = fy_attr_get(c, comm_keyval, (void **)attribute_val, flag);
+        fy_unlock();
+        return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
     }
     *(int **)attribute_val = v;
     *flag = 1;

@@ -310,8 +310,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
 }
 
-/* Receives that have not matched are cancelled; sends are never cancelled (the standard
- * lets a cancel fail), so they complete normally and MPI_Test_cancelled says false. */
+/* A receive that has not matched is cancelled at once. A send is withdrawn if the receiver
+ * has not matched it yet; an eager send has completed already and is not cancelled. */
 int PMPI_Cancel(MPI_Request *request)
 {
     fy_req_t *r;
@@ -319,6 +319,8 @@ int PMPI_Cancel(MPI_Request *request)
     int rc = fy_api_request("MPI_Cancel", *request, &r);
     if (rc == MPI_SUCCESS && r->kind == FY_REQ_RECV)
         fy_p2p_cancel_recv(r);
+    else if (rc == MPI_SUCCESS)
+        fy_p2p_cancel_send(r);
     fy_unlock();
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
 }

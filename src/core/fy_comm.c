@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fy_attr.h"
 #include "fy_comm.h"
 #include "fy_err.h"
 #include "fy_errhandler.h"
@@ -91,6 +92,7 @@ int fy_comm_dup(fy_comm_t *old, const uint64_t *mask, fy_comm_t **new_p)
     c->cid = cid;
     c->refs = 1;
     c->coll_seq = 0;
+    c->attrs = NULL;
     c->name[0] = '\0';
     if (old->world_of) {
         c->world_of = malloc(sizeof(int) * (size_t)old->size);
@@ -111,6 +113,7 @@ void fy_comm_release(fy_comm_t *c)
 {
     if (c == &world || c == &self || --c->refs > 0)
         return;
+    fy_attr_delete_all(c);
     cid_free[c->cid / 64] |= 1ull << (c->cid % 64);
     table[fy_handle_index(c->handle)] = NULL;
     fy_errhandler_unref(c->errhandler);
@@ -120,6 +123,7 @@ void fy_comm_release(fy_comm_t *c)
 
 void fy_comm_fini(void)
 {
+    fy_attr_delete_all(&world);
     for (unsigned i = 0; i < table_cap; i++)
         if (table[i]) {
             free(table[i]->world_of);

@@ -21,6 +21,7 @@ typedef struct fy_comm {
     MPI_Errhandler errhandler;
     int refs;
     uint32_t coll_seq;
+    void *attrs; /* fy_attr_t list (fy_attr.h) */
     char name[MPI_MAX_OBJECT_NAME];
 } fy_comm_t;
 

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fy_attr.h"
 #include "fy_comm.h"
 #include "fy_err.h"
 #include "fy_request.h"
@@ -16,7 +17,8 @@
 #include "fy_runtime.h"
 #include "fy_xport.h"
 
-fy_runtime_t fy_rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
+/* Recursive: attribute and error-handler callbacks may call MPI while the lock is held. */
+fy_runtime_t fy_rt = {.lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP};
 
 long fy_env_size(const char *name, long dflt)
 {
@@ -76,6 +78,7 @@ void fy_finalize(void)
     fy_p2p_fini();
     fy_comm_fini();
     fy_errhandler_fini();
+    fy_keyval_fini();
     fy_req_pool_fini();
     fy_shm_fini();
     if (fy_rt.pmi)

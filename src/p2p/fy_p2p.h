@@ -28,6 +28,10 @@ int fy_p2p_mrecv(fy_req_t *r, fy_req_t *msg);
 
 /* Cancels a receive that has not matched; false when it is too late. */
 bool fy_p2p_cancel_recv(fy_req_t *r);
+/* Starts withdrawing a send that may not have matched yet: a queued one is cancelled at once;
+ * one the receiver holds unmatched is withdrawn when its answer arrives; the request then
+ * completes either way (cancelled, or normally once matched). */
+void fy_p2p_cancel_send(fy_req_t *r);
 
 /* One pass over every transport and queued send; returns how much happened. */
 int fy_progress(void);

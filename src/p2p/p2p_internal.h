@@ -58,6 +58,9 @@ void fy_p2p_on_ack_or_fin(const fy_hdr_t *h);
 void fy_p2p_on_cts(const fy_hdr_t *h);
 /* Retries queued records; returns how many went out. */
 int fy_p2p_drain_pending(void);
+/* Withdrawing a message that has not matched (MPI_Cancel of a send). */
+void fy_p2p_on_cancel(const fy_hdr_t *h);
+void fy_p2p_on_cancel_ack(const fy_hdr_t *h);
 /* Incoming messages and DATA for the receive side. */
 void fy_p2p_on_message(const fy_hdr_t *h, const void *payload);
 void fy_p2p_on_data(const fy_hdr_t *h, const void *payload);

@@ -28,6 +28,12 @@ static void deliver(const fy_hdr_t *h, const void *payload)
     case FY_MSG_DATA:
         fy_p2p_on_data(h, payload);
         break;
+    case FY_MSG_CANCEL:
+        fy_p2p_on_cancel(h);
+        break;
+    case FY_MSG_CANCEL_ACK:
+        fy_p2p_on_cancel_ack(h);
+        break;
     default:
         fy_fatal(MPI_ERR_INTERN, "corrupt record in a shared-memory queue");
     }

@@ -193,3 +193,19 @@ void fy_p2p_recv_fini(void)
         posted[c].head = posted[c].tail = NULL;
     }
 }
+
+void fy_p2p_on_cancel(const fy_hdr_t *h)
+{
+    fy_queue_t *uq = &unexpected[h->ctx];
+    fy_hdr_t ans = {.kind = FY_MSG_CANCEL_ACK, .sreq = h->sreq, .world_src = fy_rt.rank};
+    for (fy_req_t *u = uq->head; u; u = u->next)
+        if (u->hdr.sreq == h->sreq && h->sreq && u->hdr.world_src == h->world_src) {
+            fy_queue_remove(uq, u);
+            if (u->ubuf)
+                fy_ubuf_put(u->ubuf, (size_t)u->hdr.len);
+            fy_req_free(u);
+            ans.flags = FY_MSGF_CANCELLED;
+            break;
+        }
+    fy_p2p_send_ctrl(h->world_src, &ans);
+}

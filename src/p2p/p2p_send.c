@@ -31,7 +31,9 @@ static void make_header(const fy_req_t *r, fy_hdr_t *h)
     h->tag = r->tag;
     h->ctx = r->ctx;
     h->len = r->bytes;
-    h->sreq = (uint64_t)(uintptr_t)r;
+    /* Only a message that waits for an answer names its request: a plain eager send's request
+     * is recycled at once, and a stale id could be mistaken for a live one (MPI_Cancel). */
+    h->sreq = (h->kind == FY_MSG_EAGER && !h->flags) ? 0 : (uint64_t)(uintptr_t)r;
     h->rreq = 0;
     h->addr = (uint64_t)(uintptr_t)send_source(r);
     h->world_src = fy_rt.rank;
@@ -185,4 +187,38 @@ int fy_p2p_drain_pending(void)
         }
     }
     return sent;
+}
+
+static void complete_cancelled(fy_req_t *r)
+{
+    fy_status_set(&r->status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, MPI_SUCCESS);
+    fy_status_set_cancelled(&r->status, 1);
+    r->cancelled = true;
+    fy_p2p_send_done(r);
+}
+
+void fy_p2p_cancel_send(fy_req_t *r)
+{
+    if (fy_req_is_done(r) || r->peer == MPI_PROC_NULL || r->cancelled)
+        return;
+    fy_peer_t *p = &fy_peers[r->world_peer];
+    if (r->pstate == FY_PS_QUEUED) {
+        fy_queue_remove(&p->pending, r);
+        fy_pending_total--;
+        complete_cancelled(r);
+        return;
+    }
+    if (r->pstate != FY_PS_WAIT_ACK && r->pstate != FY_PS_WAIT_FIN)
+        return; /* streaming: the receiver has matched it */
+    fy_hdr_t h = {.kind = FY_MSG_CANCEL, .ctx = r->ctx, .sreq = (uint64_t)(uintptr_t)r,
+                  .world_src = fy_rt.rank};
+    fy_p2p_send_ctrl(r->world_peer, &h);
+}
+
+void fy_p2p_on_cancel_ack(const fy_hdr_t *h)
+{
+    fy_req_t *r = (fy_req_t *)(uintptr_t)h->sreq;
+    /* Not withdrawn: the receiver matched it, and its ACK/FIN completes the request. */
+    if (h->flags & FY_MSGF_CANCELLED)
+        complete_cancelled(r);
 }

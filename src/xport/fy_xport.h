@@ -19,8 +19,10 @@ enum {
     FY_MSG_DATA,      /* one fragment of a streamed rendezvous message */
     FY_MSG_FIN,       /* receiver finished reading a rendezvous message */
     FY_MSG_ACK,       /* receiver matched a synchronous eager message */
+    FY_MSG_CANCEL,    /* sender asks to withdraw an unmatched message (sreq) */
+    FY_MSG_CANCEL_ACK,/* answer: FY_MSGF_CANCELLED set when it was withdrawn */
 };
-enum { FY_MSGF_SYNC = 1 };
+enum { FY_MSGF_SYNC = 1, FY_MSGF_CANCELLED = 2 };
 
 /* 56 bytes: fits one cache line with the record's framing. */
 typedef struct fy_hdr {

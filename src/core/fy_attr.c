@@ -1,0 +1,174 @@
+#include <stdlib.h>
+
+#include "fy_attr.h"
+#include "fy_err.h"
+#include "fy_handle.h"
+
+typedef struct {
+    MPI_Comm_copy_attr_function *copy;
+    MPI_Comm_delete_attr_function *del;
+    void *extra;
+    int refs; /* the user's handle plus one per attribute using it */
+} keyval_t;
+
+static keyval_t *keyvals;
+static int nkeyvals, capkeyvals;
+
+static keyval_t *kv_get(int keyval)
+{
+    if (fy_handle_kind(keyval) != FY_HKIND_DIRECT || fy_handle_class(keyval) != FY_HCLASS_KEYVAL)
+        return NULL;
+    unsigned i = fy_handle_index(keyval);
+    return (int)i < nkeyvals && keyvals[i].refs > 0 ? &keyvals[i] : NULL;
+}
+
+static void kv_unref(int keyval)
+{
+    keyval_t *k = kv_get(keyval);
+    if (k)
+        k->refs--;
+}
+
+int fy_keyval_valid(int keyval) { return kv_get(keyval) != NULL; }
+
+int fy_keyval_create(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
+                     void *extra, int *keyval_p)
+{
+    if (nkeyvals == capkeyvals) {
+        int ncap = capkeyvals ? capkeyvals * 2 : 16;
+        keyval_t *n = realloc(keyvals, sizeof *n * (size_t)ncap);
+        if (!n)
+            return fy_err_set(MPI_ERR_NO_MEM, "MPI_Comm_create_keyval: out of memory");
+        keyvals = n;
+        capkeyvals = ncap;
+    }
+    keyvals[nkeyvals] = (keyval_t){copy, del, extra, 1};
+    *keyval_p = fy_handle_make(FY_HKIND_DIRECT, FY_HCLASS_KEYVAL, (unsigned)nkeyvals);
+    nkeyvals++;
+    return MPI_SUCCESS;
+}
+
+int fy_keyval_free(int keyval)
+{
+    if (!kv_get(keyval))
+        return fy_err_set(MPI_ERR_KEYVAL, "MPI_Comm_free_keyval: invalid keyval 0x%x",
+                          (unsigned)keyval);
+    kv_unref(keyval);
+    return MPI_SUCCESS;
+}
+
+static fy_attr_t **find(fy_comm_t *c, int keyval)
+{
+    fy_attr_t **p = (fy_attr_t **)&c->attrs;
+    while (*p && (*p)->keyval != keyval)
+        p = &(*p)->next;
+    return p;
+}
+
+static int call_delete(fy_comm_t *c, fy_attr_t *a)
+{
+    keyval_t *k = &keyvals[fy_handle_index(a->keyval)];
+    if (k->del) {
+        int rc = k->del(c->handle, a->keyval, a->value, k->extra);
+        if (rc != MPI_SUCCESS)
+            return fy_err_set(rc & 0xff, "attribute delete callback for keyval 0x%x returned %d",
+                              (unsigned)a->keyval, rc);
+    }
+    return MPI_SUCCESS;
+}
+
+int fy_attr_set(fy_comm_t *c, int keyval, void *value)
+{
+    keyval_t *k = kv_get(keyval);
+    if (!k)
+        return fy_err_set(MPI_ERR_KEYVAL, "MPI_Comm_set_attr: invalid keyval 0x%x",
+                          (unsigned)keyval);
+    fy_attr_t **p = find(c, keyval);
+    if (*p) { /* replacing runs the delete callback on the old value */
+        int rc = call_delete(c, *p);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        (*p)->value = value;
+        return MPI_SUCCESS;
+    }
+    fy_attr_t *a = malloc(sizeof *a);
+    if (!a)
+        return fy_err_set(MPI_ERR_NO_MEM, "MPI_Comm_set_attr: out of memory");
+    *a = (fy_attr_t){keyval, value, NULL};
+    *p = a;
+    k->refs++;
+    return MPI_SUCCESS;
+}
+
+int fy_attr_get(fy_comm_t *c, int keyval, void **value, int *found)
+{
+    if (!kv_get(keyval))
+        return fy_err_set(MPI_ERR_KEYVAL, "MPI_Comm_get_attr: invalid keyval 0x%x",
+                          (unsigned)keyval);
+    fy_attr_t *a = *find(c, keyval);
+    *found = a != NULL;
+    if (a)
+        *value = a->value;
+    return MPI_SUCCESS;
+}
+
+int fy_attr_delete(fy_comm_t *c, int keyval)
+{
+    if (!kv_get(keyval))
+        return fy_err_set(MPI_ERR_KEYVAL, "MPI_Comm_delete_attr: invalid keyval 0x%x",
+                          (unsigned)keyval);
+    fy_attr_t **p = find(c, keyval);
+    if (!*p)
+        return fy_err_set(MPI_ERR_KEYVAL, "MPI_Comm_delete_attr: keyval 0x%x is not set on %s",
+                          (unsigned)keyval, c->name[0] ? c->name : "this communicator");
+    int rc = call_delete(c, *p);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    fy_attr_t *a = *p;
+    *p = a->next;
+    kv_unref(a->keyval);
+    free(a);
+    return MPI_SUCCESS;
+}
+
+int fy_attr_dup(fy_comm_t *from, fy_comm_t *to)
+{
+    to->attrs = NULL;
+    for (fy_attr_t *a = from->attrs; a; a = a->next) {
+        keyval_t *k = &keyvals[fy_handle_index(a->keyval)];
+        if (!k->copy)
+            continue;
+        void *out = NULL;
+        int flag = 0;
+        int rc = k->copy(from->handle, a->keyval, k->extra, a->value, &out, &flag);
+        if (rc != MPI_SUCCESS)
+            return fy_err_set(rc & 0xff, "MPI_Comm_dup: attribute copy callback returned %d", rc);
+        if (flag && (rc = fy_attr_set(to, a->keyval, out)) != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+int fy_attr_delete_all(fy_comm_t *c)
+{
+    int rc = MPI_SUCCESS;
+    while (c->attrs) { /* newest first: find the last one each time (lists are short) */
+        fy_attr_t **p = (fy_attr_t **)&c->attrs;
+        while ((*p)->next)
+            p = &(*p)->next;
+        int r = call_delete(c, *p);
+        if (r != MPI_SUCCESS && rc == MPI_SUCCESS)
+            rc = r;
+        kv_unref((*p)->keyval);
+        free(*p);
+        *p = NULL;
+    }
+    return rc;
+}
+
+void fy_keyval_fini(void)
+{
+    free(keyvals);
+    keyvals = NULL;
+    nkeyvals = capkeyvals = 0;
+}

@@ -1,0 +1,29 @@
+/* Attribute keys (keyvals) and the attributes hung on communicators. Keyvals made by the user
+ * carry copy and delete callbacks, run at MPI_Comm_dup and at free/delete. */
+#ifndef FY_ATTR_H
+#define FY_ATTR_H
+
+#include "fy_comm.h"
+
+typedef struct fy_attr {
+    int keyval;
+    void *value;
+    struct fy_attr *next; /* in order of setting */
+} fy_attr_t;
+
+int fy_keyval_create(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
+                     void *extra, int *keyval_p);
+int fy_keyval_free(int keyval);
+int fy_keyval_valid(int keyval);
+
+int fy_attr_set(fy_comm_t *c, int keyval, void *value);
+/* *found is 0 when the attribute is not set. */
+int fy_attr_get(fy_comm_t *c, int keyval, void **value, int *found);
+int fy_attr_delete(fy_comm_t *c, int keyval);
+/* Copies every attribute of `from` whose copy callback asks for it into `to`. */
+int fy_attr_dup(fy_comm_t *from, fy_comm_t *to);
+/* Deletes all attributes, newest first (MPI_Finalize on MPI_COMM_SELF relies on the order). */
+int fy_attr_delete_all(fy_comm_t *c);
+void fy_keyval_fini(void);
+
+#endif
