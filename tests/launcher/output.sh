@@ -33,4 +33,9 @@ expect_eq "bytes of one rank" "$(printf 'a\nb\nno newline' | od -c)" "$(od -c <"
 run -n 2 sh -c 'seq 1 200000'
 expect_eq "lines of large output" 400000 "$(wc -l <"$T/out")"
 expect_eq "sum of large output" 40000200000 "$(awk '{s+=$1} END {printf "%.0f", s}' "$T/out")"
+
+# Our reader going away ends the job, as it would end a plain pipeline, without messages.
+timeout 20 "$MPIEXEC" -n 2 yes 2>"$T/err" | head -n 3 >"$T/out"
+expect_eq "lines through head" 3 "$(wc -l <"$T/out")"
+[ -s "$T/err" ] && fail "messages after our reader left: $(cat "$T/err")"
 finish

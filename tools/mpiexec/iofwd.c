@@ -25,8 +25,8 @@ void fy_mpx_stream_init(fy_mpx_stream_t *s, int fd, int dest)
 }
 
 /* Blocking write of all of iov, waiting if our stdout was left non-blocking by whoever started
- * us; gives up silently if nobody reads it any more. */
-static void write_all(int fd, struct iovec *iov, int n)
+ * us. Returns 0, or -1 if nobody reads it any more. */
+static int write_all(int fd, struct iovec *iov, int n)
 {
     while (n > 0) {
         ssize_t w = writev(fd, iov, n);
@@ -38,7 +38,7 @@ static void write_all(int fd, struct iovec *iov, int n)
                 poll(&p, 1, 1000);
                 continue;
             }
-            return;
+            return -1;
         }
         while (n > 0 && (size_t)w >= iov->iov_len) {
             w -= (ssize_t)iov->iov_len;
@@ -50,14 +50,19 @@ static void write_all(int fd, struct iovec *iov, int n)
             iov->iov_len -= (size_t)w;
         }
     }
+    return 0;
 }
 
-/* Writes buf[0..len) that holds whole lines (or, at the end, a last partial one). */
-static void emit(const fy_mpx_job_t *job, int rank, int dest, char *buf, size_t len)
+/* Writes buf[0..len) that holds whole lines (or, at the end, a last partial one). When our
+ * output is gone (`mpiexec ... | head`), marks it broken: see fy_mpx_stream_input. */
+static void emit(fy_mpx_job_t *job, int rank, int dest, char *buf, size_t len)
 {
+    if (job->dest_broken[dest])
+        return;
     if (!job->opts->label) {
         struct iovec iov = {.iov_base = buf, .iov_len = len};
-        write_all(dest, &iov, 1);
+        if (write_all(dest, &iov, 1) != 0)
+            job->dest_broken[dest] = 1;
         return;
     }
     char prefix[24];
@@ -71,13 +76,16 @@ static void emit(const fy_mpx_job_t *job, int rank, int dest, char *buf, size_t 
             {.iov_base = "\n", .iov_len = 1},
         };
         /* A labelled partial line still ends the line, or the next label would land inside. */
-        write_all(dest, iov, nl ? 2 : 3);
+        if (write_all(dest, iov, nl ? 2 : 3) != 0) {
+            job->dest_broken[dest] = 1;
+            return;
+        }
         buf += l;
         len -= l;
     }
 }
 
-void fy_mpx_stream_close(const fy_mpx_job_t *job, int rank, fy_mpx_stream_t *s)
+void fy_mpx_stream_close(fy_mpx_job_t *job, int rank, fy_mpx_stream_t *s)
 {
     if (s->fd < 0)
         return;
@@ -90,8 +98,14 @@ void fy_mpx_stream_close(const fy_mpx_job_t *job, int rank, fy_mpx_stream_t *s)
     s->len = 0;
 }
 
-void fy_mpx_stream_input(const fy_mpx_job_t *job, int rank, fy_mpx_stream_t *s)
+void fy_mpx_stream_input(fy_mpx_job_t *job, int rank, fy_mpx_stream_t *s)
 {
+    if (job->dest_broken[s->dest]) {
+        /* Like a pipeline: the rank gets SIGPIPE on its next write, as it would writing to our
+         * output directly, instead of us reading and dropping its output forever. */
+        fy_mpx_stream_close(job, rank, s);
+        return;
+    }
     if (s->buf == NULL && (s->buf = malloc(STREAM_BUF)) == NULL)
         return; /* try again later */
     ssize_t n = read(s->fd, s->buf + s->len, STREAM_BUF - s->len);

@@ -68,7 +68,10 @@ static void on_rank_exit(fy_mpx_job_t *job, fy_mpx_rank_t *r, int status)
     r->pid = 0;
     job->nlive--;
 
-    if (WIFSIGNALED(status)) {
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE &&
+        (job->dest_broken[1] || job->dest_broken[2])) {
+        fy_mpx_job_fail(job, 128 + SIGPIPE, NULL); /* our reader left: quiet, as in a pipeline */
+    } else if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         fy_mpx_job_fail(job, 128 + sig, "rank %d (pid %d) was killed by signal %d (%s)", r->rank,
                         (int)pid, sig, strsignal(sig));

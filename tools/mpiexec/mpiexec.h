@@ -72,6 +72,8 @@ typedef struct fy_mpx_job {
     char *stdin_buf;
     size_t stdin_len;
 
+    int dest_broken[3]; /* our fd 1 or 2 no longer has a reader */
+
     /* Outcome and teardown. */
     int exit_code;           /* of the first failure, -1 while none */
     int reported;            /* the one line about a failure has been printed */
@@ -111,8 +113,8 @@ void fy_mpx_pmi_close(fy_mpx_job_t *job, fy_mpx_rank_t *r);
 /* iofwd.c */
 void fy_mpx_stream_init(fy_mpx_stream_t *s, int fd, int dest);
 /* Reads what is pending and writes out whole lines; at end of stream flushes the rest. */
-void fy_mpx_stream_input(const fy_mpx_job_t *job, int rank, fy_mpx_stream_t *s);
-void fy_mpx_stream_close(const fy_mpx_job_t *job, int rank, fy_mpx_stream_t *s);
+void fy_mpx_stream_input(fy_mpx_job_t *job, int rank, fy_mpx_stream_t *s);
+void fy_mpx_stream_close(fy_mpx_job_t *job, int rank, fy_mpx_stream_t *s);
 /* Stdin: read from fd 0 into the buffer, and write the buffer to rank 0. */
 void fy_mpx_stdin_read(fy_mpx_job_t *job);
 void fy_mpx_stdin_write(fy_mpx_job_t *job);
