@@ -106,7 +106,9 @@ const fy_dtype_t *fy_dtype_get(MPI_Datatype dt)
 void fy_dtype_pack(const fy_dtype_t *d, const void *src, MPI_Aint count, void *dst)
 {
     if (d->contig) {
-        memcpy(dst, (const char *)src + d->lb, fy_dtype_bytes(d, count));
+        size_t n = fy_dtype_bytes(d, count);
+        if (n) /* src may be NULL for an empty message */
+            memcpy(dst, (const char *)src + d->lb, n);
         return;
     }
     const char *s = src;
@@ -121,7 +123,8 @@ void fy_dtype_pack(const fy_dtype_t *d, const void *src, MPI_Aint count, void *d
 void fy_dtype_unpack(const fy_dtype_t *d, const void *src, size_t bytes, void *dst)
 {
     if (d->contig) {
-        memcpy((char *)dst + d->lb, src, bytes);
+        if (bytes)
+            memcpy((char *)dst + d->lb, src, bytes);
         return;
     }
     const char *s = src;
