@@ -60,9 +60,16 @@ static void emit(fy_mpx_job_t *job, int rank, int dest, char *buf, size_t len)
     if (job->dest_broken[dest])
         return;
     if (!job->opts->label) {
-        struct iovec iov = {.iov_base = buf, .iov_len = len};
-        if (write_all(dest, &iov, 1) != 0)
+        /* A rank's unterminated last line is ended only if another rank writes after it, so a
+         * single rank's output stays byte for byte what it wrote. */
+        int sep = job->midline_rank[dest] >= 0 && job->midline_rank[dest] != rank;
+        struct iovec iov[2] = {
+            {.iov_base = "\n", .iov_len = 1},
+            {.iov_base = buf, .iov_len = len},
+        };
+        if (write_all(dest, iov + !sep, 1 + sep) != 0)
             job->dest_broken[dest] = 1;
+        job->midline_rank[dest] = buf[len - 1] == '\n' ? -1 : rank;
         return;
     }
     char prefix[24];

@@ -72,7 +72,8 @@ typedef struct fy_mpx_job {
     char *stdin_buf;
     size_t stdin_len;
 
-    int dest_broken[3]; /* our fd 1 or 2 no longer has a reader */
+    int dest_broken[3];  /* our fd 1 or 2 no longer has a reader */
+    int midline_rank[3]; /* rank whose unterminated line ends our fd 1 or 2, or -1 */
 
     /* Outcome and teardown. */
     int exit_code;           /* of the first failure, -1 while none */
