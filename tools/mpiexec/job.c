@@ -269,8 +269,8 @@ static int stdio_open(void)
 
 int fy_mpx_job_run(const fy_mpx_opts_t *opts)
 {
-    fy_mpx_job_t job = {.opts = opts, .exit_code = -1, .stdin_to = -1, .sigfd = -1,
-                        .midline_rank = {-1, -1, -1}};
+    fy_mpx_job_t job = {
+        .opts = opts, .exit_code = -1, .stdin_to = -1, .sigfd = -1, .midline_rank = {-1, -1, -1}};
     int stdin_ok = stdio_open();
     if (stdin_ok < 0) {
         fprintf(stderr, FY_MPX_PROG ": cannot open /dev/null\n");
