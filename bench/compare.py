@@ -38,8 +38,9 @@ SECTIONS = {
         unit="µs per hop",
         lower_better=True,
         how="Each rank receives the token from its left neighbour and sends it to its "
-        "right one; per hop = total time / (laps × ranks). Laps are cut short by a "
-        "time budget for slow implementations, so compare the per-hop times.",
+        "right one. Compared: µs per hop of the median of 20 batches of laps; the last "
+        "columns give the mean (total time / (laps × ranks)) and the laps done. Laps are "
+        "cut short by a time budget for slow implementations, so compare per-hop times.",
     ),
 }
 
@@ -88,6 +89,7 @@ class Results:
     def __init__(self, rows):
         self.values = defaultdict(list)  # (impl, bench, ranks, size) -> [value]
         self.laps = defaultdict(list)  # same key -> [laps]
+        self.mean_hop = defaultdict(list)  # same key -> [total time / (laps * ranks), µs]
         self.bad = defaultdict(lambda: defaultdict(set))  # (impl, bench, ranks) -> status -> reps
         self.reps = defaultdict(set)  # (impl, bench, ranks) -> reps attempted
         self.configs = set()  # (bench, ranks)
@@ -103,7 +105,11 @@ class Results:
             self.sizes[(bench, ranks)].add(size)
             self.values[(impl, bench, ranks, size)].append(float(r["value"]))
             if r.get("laps"):
-                self.laps[(impl, bench, ranks, size)].append(int(r["laps"]))
+                laps = int(r["laps"])
+                self.laps[(impl, bench, ranks, size)].append(laps)
+                if r.get("total_s") and laps > 0:
+                    mean = float(r["total_s"]) * 1e6 / (laps * ranks)
+                    self.mean_hop[(impl, bench, ranks, size)].append(mean)
 
     def median(self, impl, bench, ranks, size):
         vals = self.values.get((impl, bench, ranks, size))
@@ -150,14 +156,15 @@ def section(out, res, bench, ranks, meta, timeout, ncpu):
     out.append(convention(spec["lower_better"]) + "\n")
     head = ["size"] + [name for _, name in IMPLS] + [f"Ferry/{name}" for _, name in PEERS]
     if bench == "ring":
-        head.append("laps done (" + " / ".join(name for _, name in IMPLS) + ")")
+        names = " / ".join(name for _, name in IMPLS)
+        head += [f"mean µs/hop ({names})", f"laps done ({names})"]
     out.append("| " + " | ".join(head) + " |")
     out.append("|" + "|".join(["---:"] * len(head)) + "|")
     sizes = sorted(res.sizes.get((bench, ranks), ()))
     logs = {peer: [] for peer, _ in PEERS}
     if not sizes:
         row = ["–"] + [res.cell(i, bench, ranks, -1, meta, timeout) for i, _ in IMPLS]
-        row += ["–"] * len(PEERS) + (["–"] if bench == "ring" else [])
+        row += ["–"] * len(PEERS) + (["–", "–"] if bench == "ring" else [])
         out.append("| " + " | ".join(row) + " |")
     for size in sizes:
         row = [human_size(size)]
@@ -169,11 +176,13 @@ def section(out, res, bench, ranks, meta, timeout, ncpu):
             if r is not None and r > 0:
                 logs[peer].append(math.log(r))
         if bench == "ring":
-            laps = []
+            means, laps = [], []
             for impl, _ in IMPLS:
+                v = res.mean_hop.get((impl, bench, ranks, size))
+                means.append(fmt(statistics.median(v)) if v else "–")
                 v = res.laps.get((impl, bench, ranks, size))
                 laps.append(f"{statistics.median(v):.0f}" if v else "–")
-            row.append(" / ".join(laps))
+            row += [" / ".join(means), " / ".join(laps)]
         out.append("| " + " | ".join(row) + " |")
     if any(logs.values()) and len(sizes) > 1:
         row = ["**geomean**"] + [""] * len(IMPLS)
@@ -181,7 +190,7 @@ def section(out, res, bench, ranks, meta, timeout, ncpu):
             v = logs[peer]
             row.append(f"**{math.exp(sum(v) / len(v)):.2f}**" if v else "–")
         if bench == "ring":
-            row.append("")
+            row += ["", ""]
         out.append("| " + " | ".join(row) + " |")
     out.append("")
 

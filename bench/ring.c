@@ -3,10 +3,15 @@
  *
  * Rank 0 sends the token to rank 1, every rank r > 0 receives it from r-1
  * and forwards it to (r+1) % n with blocking MPI_Recv / MPI_Send, and rank 0
- * receives it back from n-1: that is one lap of n hops. Rank 0 times `laps`
- * laps after a few untimed warm-up laps and reports
+ * receives it back from n-1: that is one lap of n hops. Rank 0 times every
+ * lap of `laps` laps (after a few untimed warm-up laps) and reports
  *
- *     total time,  per hop = total / (laps * n)   (microseconds)
+ *     total time, and per hop = total / (laps * n)   (the mean, microseconds)
+ *
+ * and, as the number to compare, the per-hop time of the median of 20
+ * batches of consecutive laps: a burst of unrelated load on the machine
+ * lands in a few batches and moves the mean, not the median. A slow ring
+ * (oversubscription) is slow in every batch, so the median still shows it.
  *
  * This is the oversubscription benchmark: with more ranks than cores only
  * the rank holding the token has work to do, so the result mostly shows how
@@ -18,7 +23,8 @@
  * per-hop time stays comparable). The stop token makes one more, untimed, lap.
  *
  * Usage: ring [-m] [-l laps] [-L big_laps] [-s small] [-S big] [-T seconds] [-w warmup]
- *   -m   machine-readable output: "size usec_per_hop total_s laps ranks" per size
+ *   -m   machine-readable output, per size:
+ *        "size usec_per_hop_median total_s laps ranks usec_per_hop_mean"
  *   -l   laps of the small token (default 2000), -s its size (default 8 B)
  *   -L   laps of the big token (default 500),    -S its size (default 64K; 0 = skip)
  *   -T   time budget per size in seconds (default 0 = none)
@@ -31,6 +37,7 @@
 
 #define TAG_TOKEN 20
 #define TOKEN_STOP (-1)
+#define BATCHES 20
 
 typedef struct options {
     int machine;
@@ -45,6 +52,7 @@ typedef struct options {
 typedef struct ring_result {
     int laps;
     double seconds;
+    double median_hop_usec; /* per hop, median batch of laps */
 } ring_result_t;
 
 static int parse_options(int argc, char **argv, options_t *opt_p)
@@ -97,7 +105,7 @@ static int lap_from_root(char *buf, int count, int value, int nranks)
  * number of laps whose token came back with the wrong lap number (0 normally).
  */
 static int run_ring(int rank, int nranks, char *buf, size_t size, int laps, const options_t *opt,
-                    ring_result_t *res_p)
+                    double *lap_sec, ring_result_t *res_p)
 {
     int count = (int)size;
     int bad = 0;
@@ -126,31 +134,45 @@ static int run_ring(int rank, int nranks, char *buf, size_t size, int laps, cons
 
     int done = 0;
     double t0 = MPI_Wtime();
-    double elapsed = 0.0;
+    double prev = t0;
     while (done < laps) {
         lap++;
         bad += lap_from_root(buf, count, lap, nranks) != lap;
-        done++;
-        elapsed = MPI_Wtime() - t0;
-        if (opt->budget > 0 && elapsed >= opt->budget)
+        double now = MPI_Wtime();
+        lap_sec[done++] = now - prev;
+        prev = now;
+        if (opt->budget > 0 && now - t0 >= opt->budget)
             break;
     }
     lap_from_root(buf, count, TOKEN_STOP, nranks);
 
+    /* Batches of consecutive laps; a few trailing laps may be left out of them. */
+    int nbatch = done < BATCHES ? done : BATCHES;
+    int per_batch = done / nbatch;
+    double batch_sec[BATCHES];
+    for (int b = 0; b < nbatch; b++) {
+        batch_sec[b] = 0.0;
+        for (int i = 0; i < per_batch; i++)
+            batch_sec[b] += lap_sec[b * per_batch + i];
+    }
+    double median, min, mean;
+    bench_stats(batch_sec, nbatch, &median, &min, &mean);
+
     res_p->laps = done;
-    res_p->seconds = elapsed;
+    res_p->seconds = prev - t0;
+    res_p->median_hop_usec = median * 1e6 / ((double)per_batch * nranks);
     return bad;
 }
 
 static void report(const options_t *opt, size_t size, int nranks, const ring_result_t *res)
 {
-    double hops = (double)res->laps * nranks;
-    double usec_per_hop = res->seconds * 1e6 / hops;
+    double mean_hop_usec = res->seconds * 1e6 / ((double)res->laps * nranks);
     if (opt->machine)
-        printf("%zu %.3f %.6f %d %d\n", size, usec_per_hop, res->seconds, res->laps, nranks);
+        printf("%zu %.3f %.6f %d %d %.3f\n", size, res->median_hop_usec, res->seconds, res->laps,
+               nranks, mean_hop_usec);
     else
-        printf("  %12zu %14.3f %12.4f %8d %6d\n", size, usec_per_hop, res->seconds, res->laps,
-               nranks);
+        printf("  %12zu %14.3f %14.3f %12.4f %8d %6d\n", size, res->median_hop_usec,
+               mean_hop_usec, res->seconds, res->laps, nranks);
     fflush(stdout);
 }
 
@@ -172,34 +194,40 @@ int main(int argc, char **argv)
     int laps[2] = { opt.laps, opt.big_laps };
     int nsizes = opt.big != 0 ? 2 : 1;
     char *buf = bench_alloc(opt.small > opt.big ? opt.small : opt.big);
+    int max_laps = opt.laps > opt.big_laps ? opt.laps : opt.big_laps;
+    double *lap_sec = rank == 0 ? malloc(sizeof(double) * (size_t)max_laps) : NULL;
+    if (rank == 0 && lap_sec == NULL)
+        MPI_Abort(MPI_COMM_WORLD, 2);
 
     if (rank == 0) {
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         printf("# Ferry bench: ring (token around %d ranks, blocking Send/Recv, %ld CPUs online)\n",
                nranks, ncpu);
         bench_print_library();
-        printf("# per hop = total time / (laps * ranks), in microseconds");
+        printf("# per hop in microseconds: median of %d batches of laps, and mean = total time "
+               "/ (laps * ranks)", BATCHES);
         if (opt.budget > 0)
             printf("; at most %.1f s per size", opt.budget);
         printf("\n");
         if (opt.machine)
-            printf("# size usec_per_hop total_s laps ranks\n");
+            printf("# size usec_per_hop_median total_s laps ranks usec_per_hop_mean\n");
         else
-            printf("# %12s %14s %12s %8s %6s\n", "size (B)", "us per hop", "total (s)", "laps",
-                   "ranks");
+            printf("# %12s %14s %14s %12s %8s %6s\n", "size (B)", "us/hop median", "us/hop mean",
+                   "total (s)", "laps", "ranks");
         fflush(stdout);
     }
 
     int bad = 0;
     for (int i = 0; i < nsizes; i++) {
-        ring_result_t res = { 0, 0.0 };
-        bad += run_ring(rank, nranks, buf, sizes[i], laps[i], &opt, &res);
+        ring_result_t res = { 0, 0.0, 0.0 };
+        bad += run_ring(rank, nranks, buf, sizes[i], laps[i], &opt, lap_sec, &res);
         if (rank == 0)
             report(&opt, sizes[i], nranks, &res);
     }
     if (bad)
         fprintf(stderr, "ring: WARNING: %d laps returned a wrong token; numbers are suspect\n", bad);
 
+    free(lap_sec);
     free(buf);
     MPI_Finalize();
     return 0;

@@ -13,6 +13,7 @@
 #   RING_RANKS="..." rank counts for the ring (default "2 8")
 #   RING_BUDGET=S    time budget per ring size inside the program (default 10, QUICK: 2)
 #   NO_INSTALL=1     never apt-get install the peer MPIs
+#   WAIT_QUIET=S     first wait up to S seconds for the 1-minute load average to drop below 1
 #
 # Output: bench/results/<timestamp>/{results.csv,report.md,meta.txt,logs/,bin-<impl>/}
 # The report is also printed at the end. Runs alternate between implementations
@@ -191,17 +192,25 @@ meta reps "$REPS"
 meta timeout "$TIMEOUT"
 meta ring_budget "$RING_BUDGET"
 meta impls_requested "$IMPLS"
-meta load_start "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 meta build_dir "$BUILD"
 echo "seq,impl,benchmark,ranks,size_bytes,rep,value,unit,status,laps,total_s,wall_s" >"$CSV"
 
 ensure_peers
 
-# Benchmarks want a quiet machine; say so when it is not (the numbers are still kept).
+# Benchmarks want a quiet machine; optionally wait for one, and say so when it is not
+# (the numbers are still kept).
 load1=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
+waited=0
+while [ "$waited" -lt "${WAIT_QUIET:-0}" ] && awk -v l="$load1" 'BEGIN { exit !(l >= 1) }'; do
+    [ "$waited" = 0 ] && say "run.sh: load average $load1, waiting up to ${WAIT_QUIET} s for a quieter machine"
+    sleep 10
+    waited=$((waited + 10))
+    load1=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
+done
 if awk -v l="$load1" 'BEGIN { exit !(l > 0.5) }'; then
     say "run.sh: warning: load average is $load1 before starting: other work on this machine will add noise"
 fi
+meta load_start "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 
 ACTIVE=""
 for impl in $IMPLS; do
