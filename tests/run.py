@@ -220,11 +220,40 @@ def collect(args):
     return tests, [p for p in programs.values() if id(p) in needed]
 
 
+def descendants(pid):
+    """Process ids below pid (read from /proc), so that children which left the process group
+    (setsid, a launcher's daemons) are killed too."""
+    children = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                stat = f.read()
+            ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(d))
+    found, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            found.append(c)
+            todo.append(c)
+    return found
+
+
 def kill_group(pid):
+    """SIGKILL the test's process group and every process below it."""
+    procs = descendants(pid) if os.path.isdir("/proc") else []
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    for p in procs:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 def run_one(test):
@@ -256,7 +285,10 @@ def run_one(test):
                 timed_out = True
                 kill_group(proc.pid)
                 rc = proc.wait()
-            kill_group(proc.pid)    # stragglers left by a test that exited
+            try:                    # stragglers left in the group by a test that exited
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
             test.elapsed = time.monotonic() - start
             out.seek(0)
             data = out.read()
