@@ -1,9 +1,38 @@
+/* Moved to later issues (collectives): MPI_Gather, MPI_Scan (done with point-to-point here). */
 /* cpi-like integration of 4/(1+x^2) over [0,1] with a fixed reduction order: each rank
  * sums its strided share, rank 0 receives the partial sums and adds them in rank order, so
- * the printed digits depend only on the number of ranks. Then the same partial sums go
- * through MPI_Gather and the integer and exact-in-double reductions. */
+ * the printed digits depend only on the number of ranks. Then the same partial sums are
+ * collected again with MPI_ANY_SOURCE receives filed by status.MPI_SOURCE, and go through
+ * the integer and exact-in-double reductions (Reduce, Allreduce, MAXLOC/MINLOC); a prefix
+ * sum travels a chain of ranks with point-to-point. */
 #include <mpi.h>
 #include <stdio.h>
+#include <string.h>
+
+/* Rank 0 receives one value of type t from every rank with MPI_ANY_SOURCE, in whatever
+ * order they arrive, and files each at out[status.MPI_SOURCE]. */
+static void collect_any(const void *mine, void *out, int bytes, MPI_Datatype t, int tag)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank != 0) {
+        MPI_Send(mine, 1, t, 0, tag, MPI_COMM_WORLD);
+        return;
+    }
+    memcpy(out, mine, (size_t)bytes);
+    for (int i = 1; i < size; i++) {
+        char tmp[64];
+        MPI_Status st;
+        int count = -1;
+        MPI_Recv(tmp, 1, t, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, t, &count);
+        if (count != 1 || st.MPI_SOURCE < 1 || st.MPI_SOURCE >= size)
+            printf("collect: bad status source=%d count=%d\n", st.MPI_SOURCE, count);
+        else
+            memcpy((char *)out + (size_t)st.MPI_SOURCE * bytes, tmp, (size_t)bytes);
+    }
+}
 
 static double f(double x)
 {
@@ -39,7 +68,7 @@ int main(int argc, char **argv)
     }
 
     double parts[64];
-    MPI_Gather(&part, 1, MPI_DOUBLE, parts, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    collect_any(&part, parts, sizeof part, MPI_DOUBLE, 1);
     if (rank == 0)
         for (int i = 0; i < size; i++)
             printf("part[%d]=%.17g\n", i, parts[i]);
@@ -60,9 +89,14 @@ int main(int argc, char **argv)
     MPI_Allreduce(&in, &mn, 1, MPI_DOUBLE_INT, MPI_MINLOC, MPI_COMM_WORLD);
     int scan = 0;
     int one = rank + 1;
-    MPI_Scan(&one, &scan, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    /* Inclusive prefix sum along the chain 0 -> 1 -> ... -> size-1. */
+    if (rank > 0)
+        MPI_Recv(&scan, 1, MPI_INT, rank - 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    scan += one;
+    if (rank < size - 1)
+        MPI_Send(&scan, 1, MPI_INT, rank + 1, 2, MPI_COMM_WORLD);
     int scans[64];
-    MPI_Gather(&scan, 1, MPI_INT, scans, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    collect_any(&scan, scans, sizeof scan, MPI_INT, 3);
     if (rank == 0) {
         printf("sum(i)=%ld exact=%.4f,%.4f maxloc=%.17g@%d minloc=%.17g@%d\n", total, exs[0],
                exs[1], mx.v, mx.i, mn.v, mn.i);
