@@ -4,10 +4,10 @@
  * sends to rank 0 (itself included, via Isend) messages shorter than the receive buffer;
  * rank 0 receives them and prints the counts of each status taken as several types.
  * Statuses also come from Probe, Mprobe/Mrecv, Sendrecv, Wait/Test families, PROC_NULL and
- * MPI_Status_set_elements. Every query matches the message's type signature, except that a
- * message may be shorter than the receive buffer (a partial receive) or be counted in bytes;
- * a message of ints is never counted as MPI_2INT pairs when the count is odd (the standard
- * and MPICH disagree there). */
+ * MPI_Status_set_elements. Messages are shorter than the receive buffer (partial receives);
+ * some queries count a message in bytes or in another predefined type of other size (ints
+ * as MPI_SHORT or MPI_DOUBLE). A message of ints is never counted as MPI_2INT pairs when the
+ * count is odd: the standard and MPICH disagree there. */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
