@@ -351,7 +351,11 @@ static int count_of(const char *fn, const MPI_Status *status, MPI_Datatype datat
             *out = (MPI_Count)(2 * full + (rem ? 1 : 0));
         return MPI_SUCCESS;
     }
-    *out = bytes % (size_t)d->size ? MPI_UNDEFINED : (MPI_Count)(bytes / (size_t)d->size);
+    size_t unit = (size_t)d->size;
+    if (elements && (d->handle == MPI_2INT || d->handle == MPI_2INTEGER ||
+                     d->handle == MPI_2REAL || d->handle == MPI_2DOUBLE_PRECISION))
+        unit /= 2; /* a pair of two equal basic elements */
+    *out = bytes % unit ? MPI_UNDEFINED : (MPI_Count)(bytes / unit);
     return MPI_SUCCESS;
 }
 
