@@ -87,9 +87,9 @@ int fy_api_request(const char *fn, MPI_Request h, fy_req_t **r_p)
     return MPI_SUCCESS;
 }
 
-int fy_api_p2p_args(const char *fn, const void *buf, MPI_Aint count, MPI_Datatype dt, int peer,
-                    int tag, MPI_Comm comm, int is_recv, fy_comm_t **c_p,
-                    const fy_dtype_t **d_p)
+int fy_api_p2p_args_slow(const char *fn, const void *buf, MPI_Aint count, MPI_Datatype dt,
+                         int peer, int tag, MPI_Comm comm, int is_recv, fy_comm_t **c_p,
+                         const fy_dtype_t **d_p)
 {
     int rc;
     if ((rc = fy_api_comm(fn, comm, c_p)) != MPI_SUCCESS ||

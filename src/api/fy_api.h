@@ -27,10 +27,28 @@ int fy_api_tag(const char *fn, int tag, int allow_any);
 int fy_api_buf(const char *fn, const void *buf, MPI_Aint count, const fy_dtype_t *d);
 int fy_api_request(const char *fn, MPI_Request h, fy_req_t **r_p);
 
-/* Checks of a whole send/receive argument list. */
-int fy_api_p2p_args(const char *fn, const void *buf, MPI_Aint count, MPI_Datatype dt, int peer,
-                    int tag, MPI_Comm comm, int is_recv, fy_comm_t **c_p,
-                    const fy_dtype_t **d_p);
+/* Checks of a whole send/receive argument list: the slow path writes the message. */
+int fy_api_p2p_args_slow(const char *fn, const void *buf, MPI_Aint count, MPI_Datatype dt,
+                         int peer, int tag, MPI_Comm comm, int is_recv, fy_comm_t **c_p,
+                         const fy_dtype_t **d_p);
+
+/* The common case (valid arguments) decided inline in a few compares; anything unusual,
+ * wildcards included, goes through the slow path, which accepts or explains. */
+static inline int fy_api_p2p_args(const char *fn, const void *buf, MPI_Aint count,
+                                  MPI_Datatype dt, int peer, int tag, MPI_Comm comm, int is_recv,
+                                  fy_comm_t **c_p, const fy_dtype_t **d_p)
+{
+    fy_comm_t *c = fy_comm_get(comm);
+    const fy_dtype_t *d = fy_dtype_get(dt);
+    if (__builtin_expect(c && d && count >= 0 && (unsigned)peer < (unsigned)c->size && tag >= 0 &&
+                             (buf || count == 0),
+                         1)) {
+        *c_p = c;
+        *d_p = d;
+        return MPI_SUCCESS;
+    }
+    return fy_api_p2p_args_slow(fn, buf, count, dt, peer, tag, comm, is_recv, c_p, d_p);
+}
 
 /* Completion: fills *status (unless ignored) from r and returns r's error class or code. */
 int fy_api_status_out(fy_req_t *r, MPI_Status *status);

@@ -11,8 +11,11 @@
 
 static fy_comm_t world, self;
 static int self_world_of[1];
-static fy_comm_t **table; /* Ferry-made communicators by handle index */
-static unsigned table_cap;
+fy_comm_t *fy_comm_builtin[2];
+fy_comm_t **fy_comm_table; /* Ferry-made communicators by handle index */
+unsigned fy_comm_table_cap;
+#define table fy_comm_table
+#define table_cap fy_comm_table_cap
 
 /* Context ids in use on this process: bit set = free. Agreed by an allreduce(BAND) of the
  * masks, so ranks that have freed ids in different orders still pick the same id. */
@@ -20,21 +23,6 @@ static uint64_t cid_free[FY_CID_MASK_WORDS];
 #define MASK_WORDS FY_CID_MASK_WORDS
 
 const uint64_t *fy_comm_free_cids(void) { return cid_free; }
-
-fy_comm_t *fy_comm_get(MPI_Comm h)
-{
-    if (fy_handle_class(h) != FY_HCLASS_COMM)
-        return NULL;
-    unsigned i = fy_handle_index(h);
-    if (fy_handle_kind(h) == FY_HKIND_BUILTIN) {
-        if (!fy_rt.initialized || fy_rt.finalized)
-            return NULL;
-        return i == 0 ? &world : i == 1 ? &self : NULL;
-    }
-    if (fy_handle_kind(h) == FY_HKIND_DIRECT && i < table_cap)
-        return table[i];
-    return NULL;
-}
 
 const char *fy_comm_name(MPI_Comm h)
 {
@@ -53,6 +41,8 @@ int fy_comm_init(void)
     self = (fy_comm_t){.handle = MPI_COMM_SELF, .cid = 1, .rank = 0, .size = 1,
                        .world_of = self_world_of, .errhandler = MPI_ERRORS_ARE_FATAL, .refs = 1};
     strcpy(self.name, "MPI_COMM_SELF");
+    fy_comm_builtin[0] = &world;
+    fy_comm_builtin[1] = &self;
     return MPI_SUCCESS;
 }
 
@@ -123,6 +113,7 @@ void fy_comm_release(fy_comm_t *c)
 
 void fy_comm_fini(void)
 {
+    fy_comm_builtin[0] = fy_comm_builtin[1] = NULL;
     fy_attr_delete_all(&world);
     for (unsigned i = 0; i < table_cap; i++)
         if (table[i]) {

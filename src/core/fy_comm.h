@@ -25,8 +25,22 @@ typedef struct fy_comm {
     char name[MPI_MAX_OBJECT_NAME];
 } fy_comm_t;
 
-/* NULL when the handle is not a live communicator. */
-fy_comm_t *fy_comm_get(MPI_Comm h);
+/* Lookup tables behind fy_comm_get: the two predefined communicators (NULL outside
+ * Init..Finalize) and the table of communicators Ferry made, by handle index. */
+extern fy_comm_t *fy_comm_builtin[2];
+extern fy_comm_t **fy_comm_table;
+extern unsigned fy_comm_table_cap;
+
+/* NULL when the handle is not a live communicator. Inline: every call starts here. */
+static inline fy_comm_t *fy_comm_get(MPI_Comm h)
+{
+    uint32_t u = (uint32_t)h;
+    if ((u & 0xfffffffeu) == 0x44000000u) /* MPI_COMM_WORLD, MPI_COMM_SELF */
+        return fy_comm_builtin[u & 1];
+    if ((u >> 26) == ((2u << 4) | 0x1u) && (u & 0x3ffffffu) < fy_comm_table_cap)
+        return fy_comm_table[u & 0x3ffffffu];
+    return NULL;
+}
 int fy_comm_init(void);
 void fy_comm_fini(void);
 /* The ids free on this process (bit set = free), FY_CID_MASK_WORDS words. Creating a

@@ -71,7 +71,7 @@ static const fy_dtype_t builtin[] = {
 };
 
 #define PAIR(h, b, vlen, ioff, ext, n) {h, (vlen) + 4, ext, 0, false, b, {0, ioff}, {vlen, 4}, n}
-static const fy_dtype_t pairs[] = {
+const fy_dtype_t fy_dtype_pairs[5] = {
     PAIR(MPI_FLOAT_INT, FY_B_FLOAT_INT, 4, 4, 8, "MPI_FLOAT_INT"),
     PAIR(MPI_DOUBLE_INT, FY_B_DOUBLE_INT, 8, 8, 16, "MPI_DOUBLE_INT"),
     PAIR(MPI_LONG_INT, FY_B_LONG_INT, 8, 8, 16, "MPI_LONG_INT"),
@@ -79,28 +79,12 @@ static const fy_dtype_t pairs[] = {
     PAIR(MPI_LONG_DOUBLE_INT, FY_B_LDOUBLE_INT, 16, 16, 32, "MPI_LONG_DOUBLE_INT"),
 };
 
-static const fy_dtype_t *by_low_byte[256];
-static int table_ready;
+const fy_dtype_t *fy_dtype_by_low_byte[256];
 
 __attribute__((constructor)) static void build_table(void)
 {
     for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
-        by_low_byte[(unsigned)builtin[i].handle & 0xff] = &builtin[i];
-    table_ready = 1;
-}
-
-const fy_dtype_t *fy_dtype_get(MPI_Datatype dt)
-{
-    uint32_t h = (uint32_t)dt;
-    if ((h & 0xffff0000u) == 0x4c000000u) {
-        if (!table_ready)
-            build_table();
-        const fy_dtype_t *d = by_low_byte[h & 0xff];
-        return (d && (uint32_t)d->handle == h) ? d : NULL;
-    }
-    if ((h & 0xfffffff0u) == 0x8c000000u && (h & 0xf) < sizeof pairs / sizeof pairs[0])
-        return &pairs[h & 0xf];
-    return NULL;
+        fy_dtype_by_low_byte[(unsigned)builtin[i].handle & 0xff] = &builtin[i];
 }
 
 void fy_dtype_pack(const fy_dtype_t *d, const void *src, MPI_Aint count, void *dst)

@@ -36,8 +36,22 @@ typedef struct fy_dtype {
     const char *name;
 } fy_dtype_t;
 
-/* NULL when the handle is not a valid datatype. */
-const fy_dtype_t *fy_dtype_get(MPI_Datatype dt);
+/* Predefined types by the low byte of their handle (0x4c00xxyy), and the pair types. */
+extern const fy_dtype_t *fy_dtype_by_low_byte[256];
+extern const fy_dtype_t fy_dtype_pairs[5];
+
+/* NULL when the handle is not a valid datatype. Inline: every call starts here. */
+static inline const fy_dtype_t *fy_dtype_get(MPI_Datatype dt)
+{
+    unsigned h = (unsigned)dt;
+    if ((h & 0xffff0000u) == 0x4c000000u) {
+        const fy_dtype_t *d = fy_dtype_by_low_byte[h & 0xff];
+        return (d && (unsigned)d->handle == h) ? d : NULL;
+    }
+    if ((h & 0xfffffff0u) == 0x8c000000u && (h & 0xf) < 5)
+        return &fy_dtype_pairs[h & 0xf];
+    return NULL;
+}
 
 static inline size_t fy_dtype_bytes(const fy_dtype_t *d, MPI_Aint count)
 {

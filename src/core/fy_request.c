@@ -45,7 +45,7 @@ fy_req_t *fy_req_alloc(fy_req_kind_t kind)
     fy_req_t *r = free_list;
     free_list = r->next;
     int h = r->handle;
-    memset(r, 0, sizeof *r);
+    memset(r, 0, offsetof(fy_req_t, status));
     r->handle = h;
     r->kind = (uint8_t)kind;
     r->error = MPI_SUCCESS;

@@ -51,10 +51,12 @@ struct fy_req {
     int world_peer;
     int pstate;      /* send: what is left to do (see p2p) */
     uint64_t rreq;   /* send (streaming): the receiver's request */
-    fy_hdr_t hdr;    /* unexpected: the header as it arrived */
-    void *ubuf;      /* unexpected eager: the payload */
-    MPI_Status status;
     int error;
+
+    /* Not cleared by fy_req_alloc: whoever uses them sets them. */
+    MPI_Status status;
+    fy_hdr_t hdr;    /* unexpected: the header as it arrived */
+    void *ubuf;      /* unexpected eager: the payload (NULL otherwise) */
 };
 
 

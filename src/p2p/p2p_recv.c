@@ -113,6 +113,7 @@ void fy_p2p_on_message(const fy_hdr_t *h, const void *payload)
     if (!u)
         fy_fatal(MPI_ERR_NO_MEM, "out of memory queueing an unexpected message");
     u->hdr = *h;
+    u->ubuf = NULL;
     if (h->kind == FY_MSG_EAGER && h->len) {
         u->ubuf = fy_ubuf_get((size_t)h->len);
         if (!u->ubuf)
