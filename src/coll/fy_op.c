@@ -57,11 +57,14 @@ static int op_index(MPI_Op op)
 #define INTEGER(T) ARITH(T) ORDER(T) LOGIC(T) BITS(T) return -1;
 #define REAL(T) ARITH(T) ORDER(T) return -1;
 
-#define PAIRLOC(T)                                                                                 \
+/* Value and index pairs; Fortran's 2REAL and 2DOUBLE_PRECISION keep the index in the value's
+ * type. */
+#define PAIRLOC(T) PAIRLOC_K(T, int)
+#define PAIRLOC_K(T, K)                                                                            \
     do {                                                                                           \
         typedef struct {                                                                           \
             T v;                                                                                   \
-            int k;                                                                                 \
+            K k;                                                                                   \
         } pair_t;                                                                                  \
         const pair_t *a = in;                                                                      \
         pair_t *b = inout;                                                                         \
@@ -85,6 +88,8 @@ static int kernel(int op, fy_basic_t t, const void *in, void *inout, MPI_Aint co
         case FY_B_SHORT_INT: PAIRLOC(short);
         case FY_B_2INT: PAIRLOC(int);
         case FY_B_LDOUBLE_INT: PAIRLOC(long double);
+        case FY_B_2FLOAT: PAIRLOC_K(float, float);
+        case FY_B_2DOUBLE: PAIRLOC_K(double, double);
         default: return -1;
         }
     }
