@@ -42,6 +42,7 @@ int fy_init(int required, int *provided)
                          : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
     fy_rt.locking = fy_rt.thread_level == MPI_THREAD_MULTIPLE;
     fy_rt.main_thread = pthread_self();
+    fy_rt.launcher_pid = (int)getppid();
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     fy_rt.wtime_base = (double)ts.tv_sec;

@@ -10,6 +10,7 @@
 #define CHUNK (1u << CHUNK_BITS)
 #define MAX_CHUNKS (1u << (FY_HINDEX_BITS - CHUNK_BITS))
 
+void (*fy_req_wake_hook)(void);
 static fy_req_t **chunks;
 static unsigned nchunks;
 static fy_req_t *free_list;

@@ -66,6 +66,10 @@ void fy_req_free(fy_req_t *r);
 fy_req_t *fy_req_get(MPI_Request h); /* NULL when not a live request handle */
 void fy_req_pool_fini(void);
 
+/* Set under MPI_THREAD_MULTIPLE: wakes this process's threads sleeping in a wait, since the
+ * request one of them waits for may be completed by another thread. */
+extern void (*fy_req_wake_hook)(void);
+
 /* Marks r complete; a request the user already freed goes straight back to the pool. */
 static inline void fy_req_complete(fy_req_t *r)
 {
@@ -74,6 +78,8 @@ static inline void fy_req_complete(fy_req_t *r)
         return;
     }
     atomic_store_explicit(&r->done, true, memory_order_release);
+    if (fy_req_wake_hook)
+        fy_req_wake_hook();
 }
 static inline bool fy_req_is_done(const fy_req_t *r)
 {

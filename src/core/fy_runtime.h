@@ -26,6 +26,7 @@ typedef struct fy_runtime {
     int wait_mode;
     int spin_iters; /* polls before sleeping, chosen from ranks per core */
     double wtime_base;
+    int launcher_pid; /* our parent at MPI_Init: if it changes, the launcher died */
 } fy_runtime_t;
 
 extern fy_runtime_t fy_rt;

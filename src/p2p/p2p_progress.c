@@ -72,6 +72,8 @@ int fy_p2p_init(void)
     fy_rt.spin_iters = (int)fy_env_size("FERRY_SPIN", oversubscribed ? 64 : 20000);
     if (fy_rt.wait_mode == FY_WAIT_BLOCK)
         fy_rt.spin_iters = 1;
+    if (fy_rt.locking)
+        fy_req_wake_hook = fy_shm_wake_self;
     return MPI_SUCCESS;
 }
 
@@ -80,6 +82,7 @@ void fy_p2p_fini(void)
     fy_p2p_recv_fini();
     free(fy_peers);
     fy_peers = NULL;
+    fy_req_wake_hook = NULL;
     fy_ubuf_fini();
 }
 
@@ -126,8 +129,8 @@ void fy_wait_until(bool (*done)(void *), void *arg)
         fy_shm_sleep(200);
         fy_lock();
         fy_shm_sleep_done();
-        /* mpiexec is gone: nobody will ever stop this job, so stop now. */
-        if (getppid() == 1 && fy_rt.size > 1)
+        /* The launcher is gone: nobody will ever stop this job, so stop now. */
+        if (fy_rt.size > 1 && getppid() != fy_rt.launcher_pid)
             fy_fatal(MPI_ERR_OTHER, "the launcher has died; ending this rank");
         idle = fy_rt.spin_iters / 2;
     }

@@ -16,15 +16,21 @@
 #include "shm_seg.h"
 
 static _Thread_local unsigned sleep_seq;
+/* A process without the segment (a singleton) still has threads that sleep and wake. */
+static fy_bell_t local_bell;
+
+static inline fy_bell_t *my_bell(void)
+{
+    return fy_shm.base ? &fy_shm.bell[fy_shm.rank] : &local_bell;
+}
 
 static long futex(atomic_uint *addr, int op, unsigned val, const struct timespec *ts)
 {
     return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
 }
 
-void fy_shm_ring_bell(int dst)
+static void ring(fy_bell_t *b)
 {
-    fy_bell_t *b = &fy_shm.bell[dst];
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&b->sleepers, memory_order_relaxed) != 0) {
         atomic_fetch_add(&b->seq, 1);
@@ -32,17 +38,13 @@ void fy_shm_ring_bell(int dst)
     }
 }
 
-void fy_shm_wake_self(void)
-{
-    if (fy_shm.base)
-        fy_shm_ring_bell(fy_shm.rank);
-}
+void fy_shm_ring_bell(int dst) { ring(&fy_shm.bell[dst]); }
+
+void fy_shm_wake_self(void) { ring(my_bell()); }
 
 void fy_shm_sleep_prepare(void)
 {
-    if (!fy_shm.base)
-        return;
-    fy_bell_t *b = &fy_shm.bell[fy_shm.rank];
+    fy_bell_t *b = my_bell();
     atomic_fetch_add(&b->sleepers, 1);
     sleep_seq = atomic_load(&b->seq);
 }
@@ -50,15 +52,7 @@ void fy_shm_sleep_prepare(void)
 void fy_shm_sleep(int timeout_ms)
 {
     struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
-    if (!fy_shm.base) {
-        nanosleep(&ts, NULL);
-        return;
-    }
-    futex(&fy_shm.bell[fy_shm.rank].seq, FUTEX_WAIT, sleep_seq, &ts);
+    futex(&my_bell()->seq, FUTEX_WAIT, sleep_seq, &ts);
 }
 
-void fy_shm_sleep_done(void)
-{
-    if (fy_shm.base)
-        atomic_fetch_sub(&fy_shm.bell[fy_shm.rank].sleepers, 1);
-}
+void fy_shm_sleep_done(void) { atomic_fetch_sub(&my_bell()->sleepers, 1); }
