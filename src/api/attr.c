@@ -3,8 +3,8 @@
 #include "fy_attr.h"
 
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
-                            MPI_Comm_delete_attr_function *comm_delete_attr_fn,
-                            int *comm_keyval, void *extra_state)
+                            MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                            void *extra_state)
 {
     int rc = fy_api_check_init("MPI_Comm_create_keyval");
     if (rc == MPI_SUCCESS) {

@@ -58,8 +58,8 @@ int fy_api_rank(const char *fn, const fy_comm_t *c, int rank, const char *what, 
     if (rank == MPI_ANY_SOURCE && allow_any)
         return MPI_SUCCESS;
     return fy_err_set(strcmp(what, "root") == 0 ? MPI_ERR_ROOT : MPI_ERR_RANK,
-                      "%s: invalid %s rank %d (%s has %d rank%s)", fn, what, rank, c->name[0] ? c->name : "the communicator",
-                      c->size, c->size == 1 ? "" : "s");
+                      "%s: invalid %s rank %d (%s has %d rank%s)", fn, what, rank,
+                      c->name[0] ? c->name : "the communicator", c->size, c->size == 1 ? "" : "s");
 }
 
 int fy_api_tag(const char *fn, int tag, int allow_any)
@@ -87,15 +87,16 @@ int fy_api_request(const char *fn, MPI_Request h, fy_req_t **r_p)
     return MPI_SUCCESS;
 }
 
-int fy_api_p2p_args_slow(const char *fn, const void *buf, MPI_Aint count, MPI_Datatype dt,
-                         int peer, int tag, MPI_Comm comm, int is_recv, fy_comm_t **c_p,
+int fy_api_p2p_args_slow(const char *fn, const void *buf, MPI_Aint count, MPI_Datatype dt, int peer,
+                         int tag, MPI_Comm comm, int is_recv, fy_comm_t **c_p,
                          const fy_dtype_t **d_p)
 {
     int rc;
     if ((rc = fy_api_comm(fn, comm, c_p)) != MPI_SUCCESS ||
         (rc = fy_api_count(fn, count)) != MPI_SUCCESS ||
         (rc = fy_api_dtype(fn, dt, d_p)) != MPI_SUCCESS ||
-        (rc = fy_api_rank(fn, *c_p, peer, is_recv ? "source" : "dest", is_recv, 1)) != MPI_SUCCESS ||
+        (rc = fy_api_rank(fn, *c_p, peer, is_recv ? "source" : "dest", is_recv, 1)) !=
+            MPI_SUCCESS ||
         (rc = fy_api_tag(fn, tag, is_recv)) != MPI_SUCCESS ||
         (rc = fy_api_buf(fn, buf, count, *d_p)) != MPI_SUCCESS)
         return rc;

@@ -15,8 +15,8 @@ int PMPI_Barrier(MPI_Comm comm)
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
 }
 
-static int coll_args(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, MPI_Comm comm,
-                     fy_comm_t **c, const fy_dtype_t **d)
+static int coll_args(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt,
+                     MPI_Comm comm, fy_comm_t **c, const fy_dtype_t **d)
 {
     int rc = fy_api_comm(fn, comm, c);
     if (rc == MPI_SUCCESS)
@@ -104,8 +104,8 @@ int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
     return reduce("MPI_Reduce_c", sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                   MPI_Op op, MPI_Comm comm)
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm)
 {
     return allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm);
 }

@@ -28,15 +28,15 @@ int fy_api_buf(const char *fn, const void *buf, MPI_Aint count, const fy_dtype_t
 int fy_api_request(const char *fn, MPI_Request h, fy_req_t **r_p);
 
 /* Checks of a whole send/receive argument list: the slow path writes the message. */
-int fy_api_p2p_args_slow(const char *fn, const void *buf, MPI_Aint count, MPI_Datatype dt,
-                         int peer, int tag, MPI_Comm comm, int is_recv, fy_comm_t **c_p,
+int fy_api_p2p_args_slow(const char *fn, const void *buf, MPI_Aint count, MPI_Datatype dt, int peer,
+                         int tag, MPI_Comm comm, int is_recv, fy_comm_t **c_p,
                          const fy_dtype_t **d_p);
 
 /* The common case (valid arguments) decided inline in a few compares; anything unusual,
  * wildcards included, goes through the slow path, which accepts or explains. */
-static inline int fy_api_p2p_args(const char *fn, const void *buf, MPI_Aint count,
-                                  MPI_Datatype dt, int peer, int tag, MPI_Comm comm, int is_recv,
-                                  fy_comm_t **c_p, const fy_dtype_t **d_p)
+static inline int fy_api_p2p_args(const char *fn, const void *buf, MPI_Aint count, MPI_Datatype dt,
+                                  int peer, int tag, MPI_Comm comm, int is_recv, fy_comm_t **c_p,
+                                  const fy_dtype_t **d_p)
 {
     fy_comm_t *c = fy_comm_get(comm);
     const fy_dtype_t *d = fy_dtype_get(dt);

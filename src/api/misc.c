@@ -14,8 +14,14 @@ MPI_F08_status *MPI_F08_STATUS_IGNORE = NULL;
 MPI_F08_status *MPI_F08_STATUSES_IGNORE = NULL;
 struct fy_t_pvar_handle_s *const MPI_T_PVAR_ALL_HANDLES = (struct fy_t_pvar_handle_s *)1;
 
-MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return base + disp; }
-MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; }
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+    return base + disp;
+}
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+    return addr1 - addr2;
+}
 
 /* Files do not exist yet in this release: only the null handle converts. */
 MPI_File PMPI_File_f2c(MPI_Fint file)
@@ -149,9 +155,15 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
     case MPI_HOST: v = &attr_host; break;
     case MPI_IO: v = &attr_io; break;
     case MPI_WTIME_IS_GLOBAL: v = &attr_wtime_global; break;
-    case MPI_UNIVERSE_SIZE: attr_universe = fy_rt.size; v = &attr_universe; break;
+    case MPI_UNIVERSE_SIZE:
+        attr_universe = fy_rt.size;
+        v = &attr_universe;
+        break;
     case MPI_LASTUSEDCODE: v = &attr_lastcode; break;
-    case MPI_APPNUM: attr_appnum = fy_rt.appnum; v = &attr_appnum; break;
+    case MPI_APPNUM:
+        attr_appnum = fy_rt.appnum;
+        v = &attr_appnum;
+        break;
     default:
         fy_lock();
         rc = fy_attr_get(c, comm_keyval, (void **)attribute_val, flag);
@@ -188,8 +200,7 @@ int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exte
     return rc;
 }
 
-int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb,
-                                MPI_Count *true_extent)
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
     return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
 }

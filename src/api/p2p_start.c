@@ -1,9 +1,8 @@
 #include "p2p_start.h"
 #include "fy_p2p.h"
 
-int fy_api_send_start(const char *fn, const void *buf, MPI_Aint count, MPI_Datatype dt,
-                      int dest, int tag, MPI_Comm comm, fy_mode_t mode, int start,
-                      fy_req_t **r_p)
+int fy_api_send_start(const char *fn, const void *buf, MPI_Aint count, MPI_Datatype dt, int dest,
+                      int tag, MPI_Comm comm, fy_mode_t mode, int start, fy_req_t **r_p)
 {
     fy_comm_t *c;
     const fy_dtype_t *d;

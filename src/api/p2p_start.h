@@ -7,9 +7,8 @@
 
 /* Checks the arguments, fills a fresh request and (unless `start` is 0) starts it. On error
  * the message is set and the class returned; *r_p is untouched. */
-int fy_api_send_start(const char *fn, const void *buf, MPI_Aint count, MPI_Datatype dt,
-                      int dest, int tag, MPI_Comm comm, fy_mode_t mode, int start,
-                      fy_req_t **r_p);
+int fy_api_send_start(const char *fn, const void *buf, MPI_Aint count, MPI_Datatype dt, int dest,
+                      int tag, MPI_Comm comm, fy_mode_t mode, int start, fy_req_t **r_p);
 int fy_api_recv_start(const char *fn, void *buf, MPI_Aint count, MPI_Datatype dt, int source,
                       int tag, MPI_Comm comm, int start, fy_req_t **r_p);
 /* (Re)starts a filled request: persistent Start goes through here too. */

@@ -23,29 +23,33 @@ static int send_init(const char *fn, const void *buf, MPI_Count count, MPI_Datat
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                    MPI_Comm comm, MPI_Request *request)
 {
-    return send_init("MPI_Send_init", buf, count, datatype, dest, tag, comm, FY_MODE_STANDARD, request);
+    return send_init("MPI_Send_init", buf, count, datatype, dest, tag, comm, FY_MODE_STANDARD,
+                     request);
 }
 
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
 {
-    return send_init("MPI_Bsend_init", buf, count, datatype, dest, tag, comm, FY_MODE_BUFFERED, request);
+    return send_init("MPI_Bsend_init", buf, count, datatype, dest, tag, comm, FY_MODE_BUFFERED,
+                     request);
 }
 
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
 {
-    return send_init("MPI_Ssend_init", buf, count, datatype, dest, tag, comm, FY_MODE_SYNC, request);
+    return send_init("MPI_Ssend_init", buf, count, datatype, dest, tag, comm, FY_MODE_SYNC,
+                     request);
 }
 
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
 {
-    return send_init("MPI_Rsend_init", buf, count, datatype, dest, tag, comm, FY_MODE_READY, request);
+    return send_init("MPI_Rsend_init", buf, count, datatype, dest, tag, comm, FY_MODE_READY,
+                     request);
 }
 
-static int recv_init(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
-                     int source, int tag, MPI_Comm comm, MPI_Request *request)
+static int recv_init(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype, int source,
+                     int tag, MPI_Comm comm, MPI_Request *request)
 {
     fy_req_t *r;
     fy_lock();
@@ -61,8 +65,8 @@ static int recv_init(const char *fn, void *buf, MPI_Count count, MPI_Datatype da
     return MPI_SUCCESS;
 }
 
-int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-                   MPI_Comm comm, MPI_Request *request)
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Request *request)
 {
     return recv_init("MPI_Recv_init", buf, count, datatype, source, tag, comm, request);
 }
@@ -107,23 +111,27 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[])
 int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                      MPI_Comm comm, MPI_Request *request)
 {
-    return send_init("MPI_Send_init_c", buf, count, datatype, dest, tag, comm, FY_MODE_STANDARD, request);
+    return send_init("MPI_Send_init_c", buf, count, datatype, dest, tag, comm, FY_MODE_STANDARD,
+                     request);
 }
 
 int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                       MPI_Comm comm, MPI_Request *request)
 {
-    return send_init("MPI_Bsend_init_c", buf, count, datatype, dest, tag, comm, FY_MODE_BUFFERED, request);
+    return send_init("MPI_Bsend_init_c", buf, count, datatype, dest, tag, comm, FY_MODE_BUFFERED,
+                     request);
 }
 
 int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                       MPI_Comm comm, MPI_Request *request)
 {
-    return send_init("MPI_Ssend_init_c", buf, count, datatype, dest, tag, comm, FY_MODE_SYNC, request);
+    return send_init("MPI_Ssend_init_c", buf, count, datatype, dest, tag, comm, FY_MODE_SYNC,
+                     request);
 }
 
 int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                       MPI_Comm comm, MPI_Request *request)
 {
-    return send_init("MPI_Rsend_init_c", buf, count, datatype, dest, tag, comm, FY_MODE_READY, request);
+    return send_init("MPI_Rsend_init_c", buf, count, datatype, dest, tag, comm, FY_MODE_READY,
+                     request);
 }

@@ -42,8 +42,8 @@ static void status_null(MPI_Status *status)
 }
 
 /* Blocking (wait != 0) or not; take != 0 for the matched forms. */
-static int probe(const char *fn, int source, int tag, MPI_Comm comm, int wait, int take,
-                 int *flag, MPI_Message *message, MPI_Status *status)
+static int probe(const char *fn, int source, int tag, MPI_Comm comm, int wait, int take, int *flag,
+                 MPI_Message *message, MPI_Status *status)
 {
     probe_t p;
     int rc = probe_args(fn, source, tag, comm, &p);

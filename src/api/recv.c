@@ -33,8 +33,8 @@ static int recv_nonblocking(const char *fn, void *buf, MPI_Count count, MPI_Data
 /* Both operations are started before either is waited for, so that two ranks exchanging
  * large messages with each other cannot deadlock. */
 static int sendrecv(const char *fn, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
-                    int dest, int stag, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source, int rtag,
-                    MPI_Comm comm, MPI_Status *status)
+                    int dest, int stag, void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+                    int source, int rtag, MPI_Comm comm, MPI_Status *status)
 {
     fy_req_t *rr, *sr;
     int rc = fy_api_recv_start(fn, rbuf, rcount, rtype, source, rtag, comm, 1, &rr);
@@ -57,8 +57,8 @@ static int sendrecv_api(const char *fn, const void *sendbuf, MPI_Count sendcount
                         MPI_Comm comm, MPI_Status *status)
 {
     fy_lock();
-    int rc = sendrecv(fn, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
-                      recvcount, recvtype, source, recvtag, comm, status);
+    int rc = sendrecv(fn, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                      source, recvtag, comm, status);
     fy_unlock();
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
 }
@@ -113,9 +113,9 @@ int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, 
     return recv_nonblocking("MPI_Irecv_c", buf, count, datatype, source, tag, comm, request);
 }
 
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-                  int recvtag, MPI_Comm comm, MPI_Status *status)
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status *status)
 {
     return sendrecv_api("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
                         recvcount, recvtype, source, recvtag, comm, status);
@@ -137,9 +137,8 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 }
 
 int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                            int sendtag, int source, int recvtag, MPI_Comm comm,
-                            MPI_Status *status)
+                            int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    return sendrecv_replace("MPI_Sendrecv_replace_c", buf, count, datatype, dest, sendtag,
-                            source, recvtag, comm, status);
+    return sendrecv_replace("MPI_Sendrecv_replace_c", buf, count, datatype, dest, sendtag, source,
+                            recvtag, comm, status);
 }

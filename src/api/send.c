@@ -2,8 +2,8 @@
  * library gains nothing from knowing that the receive is posted. */
 #include "p2p_start.h"
 
-static int send_blocking(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
-                         int tag, MPI_Comm comm, fy_mode_t mode)
+static int send_blocking(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt,
+                         int dest, int tag, MPI_Comm comm, fy_mode_t mode)
 {
     fy_req_t *r;
     fy_lock();
@@ -15,8 +15,7 @@ static int send_blocking(const char *fn, const void *buf, MPI_Count count, MPI_D
 }
 
 static int send_nonblocking(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt,
-                            int dest, int tag, MPI_Comm comm, fy_mode_t mode,
-                            MPI_Request *request)
+                            int dest, int tag, MPI_Comm comm, fy_mode_t mode, MPI_Request *request)
 {
     fy_req_t *r;
     fy_lock();
@@ -49,27 +48,31 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 }
 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-              MPI_Request *request)
+               MPI_Request *request)
 {
-    return send_nonblocking("MPI_Isend", buf, count, datatype, dest, tag, comm, FY_MODE_STANDARD, request);
+    return send_nonblocking("MPI_Isend", buf, count, datatype, dest, tag, comm, FY_MODE_STANDARD,
+                            request);
 }
 
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-               MPI_Request *request)
+                MPI_Request *request)
 {
-    return send_nonblocking("MPI_Ibsend", buf, count, datatype, dest, tag, comm, FY_MODE_BUFFERED, request);
+    return send_nonblocking("MPI_Ibsend", buf, count, datatype, dest, tag, comm, FY_MODE_BUFFERED,
+                            request);
 }
 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-               MPI_Request *request)
+                MPI_Request *request)
 {
-    return send_nonblocking("MPI_Issend", buf, count, datatype, dest, tag, comm, FY_MODE_SYNC, request);
+    return send_nonblocking("MPI_Issend", buf, count, datatype, dest, tag, comm, FY_MODE_SYNC,
+                            request);
 }
 
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-               MPI_Request *request)
+                MPI_Request *request)
 {
-    return send_nonblocking("MPI_Irsend", buf, count, datatype, dest, tag, comm, FY_MODE_READY, request);
+    return send_nonblocking("MPI_Irsend", buf, count, datatype, dest, tag, comm, FY_MODE_READY,
+                            request);
 }
 
 int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
@@ -99,23 +102,27 @@ int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                  MPI_Comm comm, MPI_Request *request)
 {
-    return send_nonblocking("MPI_Isend_c", buf, count, datatype, dest, tag, comm, FY_MODE_STANDARD, request);
+    return send_nonblocking("MPI_Isend_c", buf, count, datatype, dest, tag, comm, FY_MODE_STANDARD,
+                            request);
 }
 
 int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm comm, MPI_Request *request)
 {
-    return send_nonblocking("MPI_Ibsend_c", buf, count, datatype, dest, tag, comm, FY_MODE_BUFFERED, request);
+    return send_nonblocking("MPI_Ibsend_c", buf, count, datatype, dest, tag, comm, FY_MODE_BUFFERED,
+                            request);
 }
 
 int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm comm, MPI_Request *request)
 {
-    return send_nonblocking("MPI_Issend_c", buf, count, datatype, dest, tag, comm, FY_MODE_SYNC, request);
+    return send_nonblocking("MPI_Issend_c", buf, count, datatype, dest, tag, comm, FY_MODE_SYNC,
+                            request);
 }
 
 int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm comm, MPI_Request *request)
 {
-    return send_nonblocking("MPI_Irsend_c", buf, count, datatype, dest, tag, comm, FY_MODE_READY, request);
+    return send_nonblocking("MPI_Irsend_c", buf, count, datatype, dest, tag, comm, FY_MODE_READY,
+                            request);
 }

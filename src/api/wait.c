@@ -139,8 +139,8 @@ static int harvest_all(int count, MPI_Request reqs[], MPI_Status statuses[], int
                 statuses[i].MPI_ERROR = MPI_ERR_PENDING;
             continue;
         }
-        MPI_Status *s = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
-                                                         : &statuses[compact ? n : i];
+        MPI_Status *s =
+            statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[compact ? n : i];
         int err = harvest(r, &reqs[i], s, comm_p);
         if (s != MPI_STATUS_IGNORE)
             s->MPI_ERROR = err;
@@ -187,8 +187,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
 }
 
-static int take_one(int count, MPI_Request reqs[], int *index, MPI_Status *status,
-                    MPI_Comm *comm_p)
+static int take_one(int count, MPI_Request reqs[], int *index, MPI_Status *status, MPI_Comm *comm_p)
 {
     int rc;
     *index = MPI_UNDEFINED;
@@ -331,8 +330,8 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
     return MPI_SUCCESS;
 }
 
-static int count_of(const char *fn, const MPI_Status *status, MPI_Datatype datatype,
-                    int elements, MPI_Count *out)
+static int count_of(const char *fn, const MPI_Status *status, MPI_Datatype datatype, int elements,
+                    MPI_Count *out)
 {
     const fy_dtype_t *d;
     int rc = fy_api_dtype(fn, datatype, &d);
@@ -352,8 +351,8 @@ static int count_of(const char *fn, const MPI_Status *status, MPI_Datatype datat
         return MPI_SUCCESS;
     }
     size_t unit = (size_t)d->size;
-    if (elements && (d->handle == MPI_2INT || d->handle == MPI_2INTEGER ||
-                     d->handle == MPI_2REAL || d->handle == MPI_2DOUBLE_PRECISION))
+    if (elements && (d->handle == MPI_2INT || d->handle == MPI_2INTEGER || d->handle == MPI_2REAL ||
+                     d->handle == MPI_2DOUBLE_PRECISION))
         unit /= 2; /* a pair of two equal basic elements */
     *out = bytes % unit ? MPI_UNDEFINED : (MPI_Count)(bytes / unit);
     return MPI_SUCCESS;
@@ -391,8 +390,7 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
     return MPI_SUCCESS;
 }
 
-static int set_elements(const char *fn, MPI_Status *status, MPI_Datatype datatype,
-                        MPI_Count count)
+static int set_elements(const char *fn, MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
     const fy_dtype_t *d;
     int rc = fy_api_dtype(fn, datatype, &d);

@@ -18,8 +18,7 @@ int fy_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t 
 /* Point-to-point inside collectives: blocking, on the collective context. */
 int fy_coll_send(const void *buf, MPI_Aint count, const fy_dtype_t *dt, int peer, int tag,
                  fy_comm_t *c);
-int fy_coll_recv(void *buf, MPI_Aint count, const fy_dtype_t *dt, int peer, int tag,
-                 fy_comm_t *c);
+int fy_coll_recv(void *buf, MPI_Aint count, const fy_dtype_t *dt, int peer, int tag, fy_comm_t *c);
 int fy_coll_sendrecv(const void *sbuf, MPI_Aint scount, int dst, void *rbuf, MPI_Aint rcount,
                      int src, const fy_dtype_t *dt, int tag, fy_comm_t *c);
 

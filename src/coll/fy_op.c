@@ -9,8 +9,22 @@
 #include "fy_err.h"
 #include "fy_op.h"
 
-enum { OP_MAX = 1, OP_MIN, OP_SUM, OP_PROD, OP_LAND, OP_BAND, OP_LOR, OP_BOR, OP_LXOR, OP_BXOR,
-       OP_MINLOC, OP_MAXLOC, OP_REPLACE, OP_NO_OP };
+enum {
+    OP_MAX = 1,
+    OP_MIN,
+    OP_SUM,
+    OP_PROD,
+    OP_LAND,
+    OP_BAND,
+    OP_LOR,
+    OP_BOR,
+    OP_LXOR,
+    OP_BXOR,
+    OP_MINLOC,
+    OP_MAXLOC,
+    OP_REPLACE,
+    OP_NO_OP
+};
 
 static int op_index(MPI_Op op)
 {
@@ -137,8 +151,8 @@ int fy_op_check(const char *fn, MPI_Op op, const fy_dtype_t *dt)
     if (kernel(k, dt->basic, NULL, NULL, 0) != 0)
         return fy_err_set(MPI_ERR_OP, "%s: operation %s is not defined on datatype %s", fn,
                           (const char *[]){"", "MPI_MAX", "MPI_MIN", "MPI_SUM", "MPI_PROD",
-                                           "MPI_LAND", "MPI_BAND", "MPI_LOR", "MPI_BOR",
-                                           "MPI_LXOR", "MPI_BXOR", "MPI_MINLOC", "MPI_MAXLOC"}[k],
+                                           "MPI_LAND", "MPI_BAND", "MPI_LOR", "MPI_BOR", "MPI_LXOR",
+                                           "MPI_BXOR", "MPI_MINLOC", "MPI_MAXLOC"}[k],
                           dt->name);
     return MPI_SUCCESS;
 }

@@ -29,7 +29,10 @@ static void kv_unref(int keyval)
         k->refs--;
 }
 
-int fy_keyval_valid(int keyval) { return kv_get(keyval) != NULL; }
+int fy_keyval_valid(int keyval)
+{
+    return kv_get(keyval) != NULL;
+}
 
 int fy_keyval_create(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
                      void *extra, int *keyval_p)

@@ -22,7 +22,10 @@ unsigned fy_comm_table_cap;
 static uint64_t cid_free[FY_CID_MASK_WORDS];
 #define MASK_WORDS FY_CID_MASK_WORDS
 
-const uint64_t *fy_comm_free_cids(void) { return cid_free; }
+const uint64_t *fy_comm_free_cids(void)
+{
+    return cid_free;
+}
 
 const char *fy_comm_name(MPI_Comm h)
 {
@@ -34,12 +37,21 @@ int fy_comm_init(void)
 {
     memset(cid_free, 0xff, sizeof cid_free);
     cid_free[0] &= ~3ull; /* 0: world, 1: self */
-    world = (fy_comm_t){.handle = MPI_COMM_WORLD, .cid = 0, .rank = fy_rt.rank,
-                        .size = fy_rt.size, .errhandler = MPI_ERRORS_ARE_FATAL, .refs = 1};
+    world = (fy_comm_t){.handle = MPI_COMM_WORLD,
+                        .cid = 0,
+                        .rank = fy_rt.rank,
+                        .size = fy_rt.size,
+                        .errhandler = MPI_ERRORS_ARE_FATAL,
+                        .refs = 1};
     strcpy(world.name, "MPI_COMM_WORLD");
     self_world_of[0] = fy_rt.rank;
-    self = (fy_comm_t){.handle = MPI_COMM_SELF, .cid = 1, .rank = 0, .size = 1,
-                       .world_of = self_world_of, .errhandler = MPI_ERRORS_ARE_FATAL, .refs = 1};
+    self = (fy_comm_t){.handle = MPI_COMM_SELF,
+                       .cid = 1,
+                       .rank = 0,
+                       .size = 1,
+                       .world_of = self_world_of,
+                       .errhandler = MPI_ERRORS_ARE_FATAL,
+                       .refs = 1};
     strcpy(self.name, "MPI_COMM_SELF");
     fy_comm_builtin[0] = &world;
     fy_comm_builtin[1] = &self;

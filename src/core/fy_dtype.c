@@ -4,7 +4,11 @@
 #include "fy_dtype.h"
 #include "fy_handle.h"
 
-#define CONTIG(h, b, n) {h, (MPI_Aint)(((unsigned)(h) >> 8) & 0xff), (MPI_Aint)(((unsigned)(h) >> 8) & 0xff), 0, true, b, {0, 0}, {0, 0}, n}
+#define CONTIG(h, b, n)                                                                            \
+    {                                                                                              \
+        h, (MPI_Aint)(((unsigned)(h) >> 8) & 0xff), (MPI_Aint)(((unsigned)(h) >> 8) & 0xff), 0,    \
+            true, b, {0, 0}, {0, 0}, n                                                             \
+    }
 
 /* Indexed by the low byte of the handle of 0x4c...... types. */
 static const fy_dtype_t builtin[] = {
@@ -70,7 +74,10 @@ static const fy_dtype_t builtin[] = {
     CONTIG(MPI_CXX_LONG_DOUBLE_COMPLEX, FY_B_CLDOUBLE, "MPI_CXX_LONG_DOUBLE_COMPLEX"),
 };
 
-#define PAIR(h, b, vlen, ioff, ext, n) {h, (vlen) + 4, ext, 0, false, b, {0, ioff}, {vlen, 4}, n}
+#define PAIR(h, b, vlen, ioff, ext, n)                                                             \
+    {                                                                                              \
+        h, (vlen) + 4, ext, 0, false, b, {0, ioff}, {vlen, 4}, n                                   \
+    }
 const fy_dtype_t fy_dtype_pairs[5] = {
     PAIR(MPI_FLOAT_INT, FY_B_FLOAT_INT, 4, 4, 8, "MPI_FLOAT_INT"),
     PAIR(MPI_DOUBLE_INT, FY_B_DOUBLE_INT, 8, 8, 16, "MPI_DOUBLE_INT"),

@@ -13,14 +13,42 @@
 /* Elementary kinds, for reductions. */
 typedef enum {
     FY_B_NONE,
-    FY_B_CHAR, FY_B_SCHAR, FY_B_UCHAR, FY_B_SHORT, FY_B_USHORT, FY_B_INT, FY_B_UINT,
-    FY_B_LONG, FY_B_ULONG, FY_B_LLONG, FY_B_ULLONG,
-    FY_B_I8, FY_B_I16, FY_B_I32, FY_B_I64, FY_B_U8, FY_B_U16, FY_B_U32, FY_B_U64,
-    FY_B_FLOAT, FY_B_DOUBLE, FY_B_LDOUBLE,
-    FY_B_CFLOAT, FY_B_CDOUBLE, FY_B_CLDOUBLE,
-    FY_B_BOOL, FY_B_BYTE, FY_B_WCHAR,
-    FY_B_FLOAT_INT, FY_B_DOUBLE_INT, FY_B_LONG_INT, FY_B_SHORT_INT, FY_B_2INT,
-    FY_B_LDOUBLE_INT, FY_B_2FLOAT, FY_B_2DOUBLE,
+    FY_B_CHAR,
+    FY_B_SCHAR,
+    FY_B_UCHAR,
+    FY_B_SHORT,
+    FY_B_USHORT,
+    FY_B_INT,
+    FY_B_UINT,
+    FY_B_LONG,
+    FY_B_ULONG,
+    FY_B_LLONG,
+    FY_B_ULLONG,
+    FY_B_I8,
+    FY_B_I16,
+    FY_B_I32,
+    FY_B_I64,
+    FY_B_U8,
+    FY_B_U16,
+    FY_B_U32,
+    FY_B_U64,
+    FY_B_FLOAT,
+    FY_B_DOUBLE,
+    FY_B_LDOUBLE,
+    FY_B_CFLOAT,
+    FY_B_CDOUBLE,
+    FY_B_CLDOUBLE,
+    FY_B_BOOL,
+    FY_B_BYTE,
+    FY_B_WCHAR,
+    FY_B_FLOAT_INT,
+    FY_B_DOUBLE_INT,
+    FY_B_LONG_INT,
+    FY_B_SHORT_INT,
+    FY_B_2INT,
+    FY_B_LDOUBLE_INT,
+    FY_B_2FLOAT,
+    FY_B_2DOUBLE,
     FY_B_COUNT_
 } fy_basic_t;
 
@@ -29,7 +57,7 @@ typedef struct fy_dtype {
     MPI_Aint size;   /* bytes of data in one element */
     MPI_Aint extent; /* stride between elements */
     MPI_Aint lb;
-    bool contig;     /* data fills [lb, lb + size) and extent == size */
+    bool contig; /* data fills [lb, lb + size) and extent == size */
     fy_basic_t basic;
     /* Non-contiguous predefined types: two blocks (value, index). */
     MPI_Aint blk_off[2], blk_len[2];

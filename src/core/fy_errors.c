@@ -30,7 +30,10 @@ int fy_err_set(int cls, const char *fmt, ...)
     return cls;
 }
 
-const char *fy_err_last_message(void) { return pending; }
+const char *fy_err_last_message(void)
+{
+    return pending;
+}
 
 static const char *const class_text[] = {
     [MPI_SUCCESS] = "no error",

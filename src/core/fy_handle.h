@@ -29,9 +29,18 @@ enum {
 #define FY_HINDEX_BITS 26
 #define FY_HINDEX_MASK ((1u << FY_HINDEX_BITS) - 1)
 
-static inline unsigned fy_handle_kind(int h) { return ((uint32_t)h >> 30) & 3u; }
-static inline unsigned fy_handle_class(int h) { return ((uint32_t)h >> 26) & 0xfu; }
-static inline unsigned fy_handle_index(int h) { return (uint32_t)h & FY_HINDEX_MASK; }
+static inline unsigned fy_handle_kind(int h)
+{
+    return ((uint32_t)h >> 30) & 3u;
+}
+static inline unsigned fy_handle_class(int h)
+{
+    return ((uint32_t)h >> 26) & 0xfu;
+}
+static inline unsigned fy_handle_index(int h)
+{
+    return (uint32_t)h & FY_HINDEX_MASK;
+}
 static inline int fy_handle_make(unsigned kind, unsigned cls, unsigned index)
 {
     return (int)((kind << 30) | (cls << 26) | (index & FY_HINDEX_MASK));

@@ -9,11 +9,11 @@
 #include "fy_attr.h"
 #include "fy_comm.h"
 #include "fy_err.h"
-#include "fy_request.h"
 #include "fy_errhandler.h"
 #include "fy_init.h"
 #include "fy_p2p.h"
 #include "fy_pmi.h"
+#include "fy_request.h"
 #include "fy_runtime.h"
 #include "fy_xport.h"
 
@@ -38,8 +38,9 @@ long fy_env_size(const char *name, long dflt)
 
 int fy_init(int required, int *provided)
 {
-    fy_rt.thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
-                         : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+    fy_rt.thread_level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
+                         : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
+                                                          : required;
     fy_rt.locking = fy_rt.thread_level == MPI_THREAD_MULTIPLE;
     fy_rt.main_thread = pthread_self();
     fy_rt.launcher_pid = (int)getppid();

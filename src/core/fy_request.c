@@ -31,7 +31,8 @@ static int grow(void)
     c[0].kind = 0xff; /* the reserved slot 0 of chunk 0 must never look live */
     /* Index 0 of chunk 0 stays unused so that no live handle equals a *_NULL value. */
     for (unsigned i = CHUNK; i-- > (nchunks == 0 ? 1u : 0u);) {
-        c[i].handle = fy_handle_make(FY_HKIND_DIRECT, FY_HCLASS_REQUEST, (nchunks << CHUNK_BITS) | i);
+        c[i].handle =
+            fy_handle_make(FY_HKIND_DIRECT, FY_HCLASS_REQUEST, (nchunks << CHUNK_BITS) | i);
         c[i].kind = 0xff;
         c[i].next = free_list;
         free_list = &c[i];

@@ -27,11 +27,11 @@ struct fy_req {
     atomic_bool done;
     uint8_t kind;
     uint8_t mode;
-    bool persistent;   /* made by *_init; survives completion */
-    bool active;       /* persistent: started and not yet completed */
-    bool user_freed;   /* MPI_Request_free while still in flight */
+    bool persistent; /* made by *_init; survives completion */
+    bool active;     /* persistent: started and not yet completed */
+    bool user_freed; /* MPI_Request_free while still in flight */
     bool cancelled;
-    bool internal;     /* owned by the library (buffered sends): freed on completion */
+    bool internal; /* owned by the library (buffered sends): freed on completion */
     int handle;
     fy_req_t *next, *prev; /* in exactly one queue at a time */
 
@@ -49,16 +49,15 @@ struct fy_req {
     size_t bytes;    /* send: message bytes; recv: capacity in bytes */
     size_t streamed; /* CTS/DATA fallback: bytes sent or received so far */
     int world_peer;
-    int pstate;      /* send: what is left to do (see p2p) */
-    uint64_t rreq;   /* send (streaming): the receiver's request */
+    int pstate;    /* send: what is left to do (see p2p) */
+    uint64_t rreq; /* send (streaming): the receiver's request */
     int error;
 
     /* Not cleared by fy_req_alloc: whoever uses them sets them. */
     MPI_Status status;
-    fy_hdr_t hdr;    /* unexpected: the header as it arrived */
-    void *ubuf;      /* unexpected eager: the payload (NULL otherwise) */
+    fy_hdr_t hdr; /* unexpected: the header as it arrived */
+    void *ubuf;   /* unexpected eager: the payload (NULL otherwise) */
 };
-
 
 /* The pool. fy_req_alloc never fails while memory lasts; the handle is set. */
 fy_req_t *fy_req_alloc(fy_req_kind_t kind);
@@ -101,7 +100,8 @@ static inline size_t fy_status_bytes(const MPI_Status *s)
 }
 static inline void fy_status_set_cancelled(MPI_Status *s, int flag)
 {
-    s->count_hi_and_cancelled = (s->count_hi_and_cancelled & 0x7fffffff) | (flag ? (int)0x80000000u : 0);
+    s->count_hi_and_cancelled =
+        (s->count_hi_and_cancelled & 0x7fffffff) | (flag ? (int)0x80000000u : 0);
 }
 
 #endif

@@ -82,7 +82,10 @@ static void release_at(size_t off)
         }
 }
 
-void fy_bsend_release(fy_req_t *r) { release_at((size_t)((char *)r->packed - buf_base)); }
+void fy_bsend_release(fy_req_t *r)
+{
+    release_at((size_t)((char *)r->packed - buf_base));
+}
 
 int fy_bsend_start(fy_req_t *user)
 {

@@ -15,27 +15,14 @@ static void deliver(const fy_hdr_t *h, const void *payload)
 {
     switch (h->kind) {
     case FY_MSG_EAGER:
-    case FY_MSG_RTS:
-        fy_p2p_on_message(h, payload);
-        break;
+    case FY_MSG_RTS: fy_p2p_on_message(h, payload); break;
     case FY_MSG_ACK:
-    case FY_MSG_FIN:
-        fy_p2p_on_ack_or_fin(h);
-        break;
-    case FY_MSG_CTS:
-        fy_p2p_on_cts(h);
-        break;
-    case FY_MSG_DATA:
-        fy_p2p_on_data(h, payload);
-        break;
-    case FY_MSG_CANCEL:
-        fy_p2p_on_cancel(h);
-        break;
-    case FY_MSG_CANCEL_ACK:
-        fy_p2p_on_cancel_ack(h);
-        break;
-    default:
-        fy_fatal(MPI_ERR_INTERN, "corrupt record in a shared-memory queue");
+    case FY_MSG_FIN: fy_p2p_on_ack_or_fin(h); break;
+    case FY_MSG_CTS: fy_p2p_on_cts(h); break;
+    case FY_MSG_DATA: fy_p2p_on_data(h, payload); break;
+    case FY_MSG_CANCEL: fy_p2p_on_cancel(h); break;
+    case FY_MSG_CANCEL_ACK: fy_p2p_on_cancel_ack(h); break;
+    default: fy_fatal(MPI_ERR_INTERN, "corrupt record in a shared-memory queue");
     }
 }
 
@@ -136,7 +123,10 @@ void fy_wait_until(bool (*done)(void *), void *arg)
     }
 }
 
-static bool req_done(void *r) { return fy_req_is_done(r); }
+static bool req_done(void *r)
+{
+    return fy_req_is_done(r);
+}
 
 void fy_wait_req(fy_req_t *r)
 {

@@ -14,7 +14,8 @@ static fy_queue_t unexpected[2 * FY_MAX_COMMS];
 
 static inline bool matches(const fy_req_t *r, int src, int tag)
 {
-    return (r->peer == src || r->peer == MPI_ANY_SOURCE) && (r->tag == tag || r->tag == MPI_ANY_TAG);
+    return (r->peer == src || r->peer == MPI_ANY_SOURCE) &&
+           (r->tag == tag || r->tag == MPI_ANY_TAG);
 }
 
 /* Where the bytes of a receive land: the user buffer, or a staging copy for non-contiguous
@@ -47,9 +48,9 @@ static void set_envelope(fy_req_t *r, const fy_hdr_t *h)
     r->status.MPI_ERROR = MPI_SUCCESS;
     if (h->len > r->bytes) {
         fy_err_set(MPI_ERR_TRUNCATE,
-                              "message truncated: %llu bytes from rank %d (tag %d) do not fit "
-                              "the receive buffer of %zu bytes",
-                              (unsigned long long)h->len, h->src, h->tag, r->bytes);
+                   "message truncated: %llu bytes from rank %d (tag %d) do not fit "
+                   "the receive buffer of %zu bytes",
+                   (unsigned long long)h->len, h->src, h->tag, r->bytes);
         r->error = fy_err_code_for_message(MPI_ERR_TRUNCATE);
         r->status.MPI_ERROR = r->error;
     }
@@ -82,7 +83,9 @@ static void deliver_matched(fy_req_t *r, const fy_hdr_t *h, const void *payload)
     /* Streaming fallback: remember the whole length; DATA beyond the buffer is dropped. */
     r->hdr = *h;
     r->streamed = 0;
-    fy_hdr_t cts = {.kind = FY_MSG_CTS, .sreq = h->sreq, .rreq = (uint64_t)(uintptr_t)r,
+    fy_hdr_t cts = {.kind = FY_MSG_CTS,
+                    .sreq = h->sreq,
+                    .rreq = (uint64_t)(uintptr_t)r,
                     .world_src = fy_rt.rank};
     fy_p2p_send_ctrl(h->world_src, &cts);
 }
@@ -154,7 +157,8 @@ fy_req_t *fy_p2p_probe(uint32_t ctx, int src, int tag, bool take)
 {
     fy_queue_t *uq = &unexpected[ctx];
     for (fy_req_t *u = uq->head; u; u = u->next)
-        if ((src == MPI_ANY_SOURCE || src == u->hdr.src) && (tag == MPI_ANY_TAG || tag == u->hdr.tag)) {
+        if ((src == MPI_ANY_SOURCE || src == u->hdr.src) &&
+            (tag == MPI_ANY_TAG || tag == u->hdr.tag)) {
             if (take)
                 fy_queue_remove(uq, u);
             return u;

@@ -83,8 +83,12 @@ static int stream_more(fy_req_t *r)
         size_t n = r->bytes - r->streamed;
         if (n > p->max_payload)
             n = p->max_payload;
-        fy_hdr_t h = {.kind = FY_MSG_DATA, .rreq = r->rreq, .addr = r->streamed,
-                      .frag = (uint32_t)n, .world_src = fy_rt.rank, .len = r->bytes};
+        fy_hdr_t h = {.kind = FY_MSG_DATA,
+                      .rreq = r->rreq,
+                      .addr = r->streamed,
+                      .frag = (uint32_t)n,
+                      .world_src = fy_rt.rank,
+                      .len = r->bytes};
         if (p->ops->send(r->world_peer, &h, src + r->streamed, n) != 0)
             return FY_XPORT_AGAIN;
         r->streamed += n;
@@ -210,7 +214,9 @@ void fy_p2p_cancel_send(fy_req_t *r)
     }
     if (r->pstate != FY_PS_WAIT_ACK && r->pstate != FY_PS_WAIT_FIN)
         return; /* streaming: the receiver has matched it */
-    fy_hdr_t h = {.kind = FY_MSG_CANCEL, .ctx = r->ctx, .sreq = (uint64_t)(uintptr_t)r,
+    fy_hdr_t h = {.kind = FY_MSG_CANCEL,
+                  .ctx = r->ctx,
+                  .sreq = (uint64_t)(uintptr_t)r,
                   .world_src = fy_rt.rank};
     fy_p2p_send_ctrl(r->world_peer, &h);
 }

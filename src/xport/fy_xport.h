@@ -13,14 +13,14 @@
 #include <stdint.h>
 
 enum {
-    FY_MSG_EAGER = 1, /* whole message inline */
-    FY_MSG_RTS,       /* rendezvous request: sender's buffer address and length */
-    FY_MSG_CTS,       /* receiver cannot read remotely: please stream DATA */
-    FY_MSG_DATA,      /* one fragment of a streamed rendezvous message */
-    FY_MSG_FIN,       /* receiver finished reading a rendezvous message */
-    FY_MSG_ACK,       /* receiver matched a synchronous eager message */
-    FY_MSG_CANCEL,    /* sender asks to withdraw an unmatched message (sreq) */
-    FY_MSG_CANCEL_ACK,/* answer: FY_MSGF_CANCELLED set when it was withdrawn */
+    FY_MSG_EAGER = 1,  /* whole message inline */
+    FY_MSG_RTS,        /* rendezvous request: sender's buffer address and length */
+    FY_MSG_CTS,        /* receiver cannot read remotely: please stream DATA */
+    FY_MSG_DATA,       /* one fragment of a streamed rendezvous message */
+    FY_MSG_FIN,        /* receiver finished reading a rendezvous message */
+    FY_MSG_ACK,        /* receiver matched a synchronous eager message */
+    FY_MSG_CANCEL,     /* sender asks to withdraw an unmatched message (sreq) */
+    FY_MSG_CANCEL_ACK, /* answer: FY_MSGF_CANCELLED set when it was withdrawn */
 };
 enum { FY_MSGF_SYNC = 1, FY_MSGF_CANCELLED = 2 };
 
@@ -31,13 +31,13 @@ typedef struct fy_hdr {
     uint16_t reserved;
     int32_t src; /* sender's rank in the communicator */
     int32_t tag;
-    uint32_t ctx;       /* context id: communicator and pt2pt/collective space */
-    uint64_t len;       /* whole message length in bytes */
-    uint64_t sreq;      /* sender's request, echoed in CTS/FIN/ACK */
-    uint64_t rreq;      /* receiver's request, echoed in DATA */
-    uint64_t addr;      /* RTS: sender buffer address; DATA: offset of the fragment */
-    int32_t world_src;  /* sender's rank in MPI_COMM_WORLD, to reply to */
-    uint32_t frag;      /* DATA: bytes in this record */
+    uint32_t ctx;      /* context id: communicator and pt2pt/collective space */
+    uint64_t len;      /* whole message length in bytes */
+    uint64_t sreq;     /* sender's request, echoed in CTS/FIN/ACK */
+    uint64_t rreq;     /* receiver's request, echoed in DATA */
+    uint64_t addr;     /* RTS: sender buffer address; DATA: offset of the fragment */
+    int32_t world_src; /* sender's rank in MPI_COMM_WORLD, to reply to */
+    uint32_t frag;     /* DATA: bytes in this record */
 } fy_hdr_t;
 
 /* Not a transport error: the queue is full, try again after progress. */

@@ -19,7 +19,10 @@ static int self_get(int src, uint64_t raddr, void *dst, size_t len)
     return 0;
 }
 
-static size_t self_max_payload(void) { return (size_t)1 << 40; }
+static size_t self_max_payload(void)
+{
+    return (size_t)1 << 40;
+}
 
 const fy_xport_ops_t fy_xport_self = {
     .name = "self",

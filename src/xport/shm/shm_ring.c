@@ -73,7 +73,10 @@ static int shm_send(int dst, const fy_hdr_t *h, const void *payload, size_t len)
 }
 
 /* Half a ring, so that one large record never waits for the ring to empty completely. */
-static size_t shm_max_payload(void) { return fy_shm.ring_bytes / 2 - sizeof(fy_hdr_t); }
+static size_t shm_max_payload(void)
+{
+    return fy_shm.ring_bytes / 2 - sizeof(fy_hdr_t);
+}
 
 int fy_shm_progress(void)
 {

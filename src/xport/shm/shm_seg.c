@@ -15,7 +15,10 @@
 
 fy_shm_t fy_shm;
 
-static size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+static size_t round_up(size_t v, size_t a)
+{
+    return (v + a - 1) / a * a;
+}
 
 /* A ring per ordered pair costs n^2 rings, so the ring shrinks as the job grows: 128 KiB up
  * to 8 ranks, then a quarter of a 256 MiB budget per pair, never below 16 KiB. */
@@ -60,14 +63,15 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
             fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
         }
         if (fd < 0)
-            return fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: cannot create shared memory %s: %s",
-                              name, strerror(errno));
+            return fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: cannot create shared memory %s: %s", name,
+                              strerror(errno));
         if (ftruncate(fd, (off_t)s->bytes) != 0) {
             int e = errno;
             close(fd);
             shm_unlink(name);
-            return fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: cannot size shared memory %s to %zu bytes: %s",
-                              name, s->bytes, strerror(e));
+            return fy_err_set(MPI_ERR_NO_MEM,
+                              "MPI_Init: cannot size shared memory %s to %zu bytes: %s", name,
+                              s->bytes, strerror(e));
         }
     }
     if (fy_pmi_fence(pmi) != 0)

@@ -35,7 +35,7 @@ typedef struct fy_bell {
 typedef struct fy_ring {
     _Alignas(FY_CACHELINE) _Atomic uint64_t head; /* written by the consumer */
     _Alignas(FY_CACHELINE) _Atomic uint64_t tail; /* written by the producer */
-    atomic_uint producer_waiting;                  /* set by a producer that found it full */
+    atomic_uint producer_waiting;                 /* set by a producer that found it full */
     _Alignas(FY_CACHELINE) unsigned char data[];
 } fy_ring_t;
 

@@ -38,9 +38,15 @@ static void ring(fy_bell_t *b)
     }
 }
 
-void fy_shm_ring_bell(int dst) { ring(&fy_shm.bell[dst]); }
+void fy_shm_ring_bell(int dst)
+{
+    ring(&fy_shm.bell[dst]);
+}
 
-void fy_shm_wake_self(void) { ring(my_bell()); }
+void fy_shm_wake_self(void)
+{
+    ring(my_bell());
+}
 
 void fy_shm_sleep_prepare(void)
 {
@@ -55,4 +61,7 @@ void fy_shm_sleep(int timeout_ms)
     futex(&my_bell()->seq, FUTEX_WAIT, sleep_seq, &ts);
 }
 
-void fy_shm_sleep_done(void) { atomic_fetch_sub(&my_bell()->sleepers, 1); }
+void fy_shm_sleep_done(void)
+{
+    atomic_fetch_sub(&my_bell()->sleepers, 1);
+}
