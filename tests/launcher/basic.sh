@@ -26,6 +26,17 @@ run -n 2 sh -c 'echo "$PMI_RANK $PMI_SIZE $PMI_SPAWNED ${PMI_FD:+fd}"'
 expect_eq "PMI environment" "0 2 0 fd
 1 2 0 fd" "$(sort "$T/out")"
 
+# MPMD: programs separated by ':' share one job; each has its own appnum, -n and -env.
+run -n 2 "$PMI_PROG" info : -n 1 -env FY_T_LOCAL here sh -c 'echo "sh $PMI_RANK ${FY_T_LOCAL-}"' \
+    : "$PMI_PROG" info
+expect_eq "status of MPMD" 0 "$RC"
+expect_eq "MPMD ranks and appnums" "rank 0 size 4 appnum 0
+rank 1 size 4 appnum 0
+rank 3 size 4 appnum 2
+sh 2 here" "$(cut -d' ' -f1-6 "$T/out" | sort)"
+run -n 2 true :
+expect_eq "status of a trailing ':'" 1 "$RC"
+
 run --help
 expect_eq "status of --help" 0 "$RC"
 grep -q -- "-genvnone" "$T/out" || fail "--help does not describe the options"

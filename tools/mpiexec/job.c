@@ -292,9 +292,13 @@ int fy_mpx_job_run(const fy_mpx_opts_t *opts)
         fprintf(stderr, FY_MPX_PROG ": out of memory\n");
         return 1;
     }
+    int app = 0, app_end = opts->app[0].np; /* ranks of app k come after those of app k-1 */
     for (int i = 0; i < opts->np; i++) {
         fy_mpx_rank_t *r = &job.ranks[i];
+        if (i == app_end)
+            app_end += opts->app[++app].np;
         r->rank = i;
+        r->appnum = app;
         r->pmi_fd = -1;
         fy_pmi_linebuf_init(&r->pmi_in);
         fy_mpx_stream_init(&r->out, -1, 1);

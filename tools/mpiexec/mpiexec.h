@@ -16,17 +16,30 @@
 
 #define FY_MPX_PROG "mpiexec"
 
+/* NAME=VALUE strings to set in ranks, in order. */
+typedef struct fy_mpx_env {
+    char **var;
+    int n;
+} fy_mpx_env_t;
+
+/* One program of the command line: its ranks have consecutive numbers and one appnum. */
+typedef struct fy_mpx_app {
+    int np;
+    const char *prog; /* resolved path */
+    char **argv;      /* argv[0] as the user wrote it, then its arguments; NULL-terminated */
+    const char *wdir; /* NULL: our own working directory */
+    fy_mpx_env_t env; /* -env, set after the job-wide variables */
+} fy_mpx_app_t;
+
 /* Options, as parsed by mpiexec_main.c. */
 typedef struct fy_mpx_opts {
-    int np;
-    int label;    /* -l: prefix lines with "[rank] " */
-    int env_none; /* -genvnone: start ranks with an empty environment */
-    char **env;   /* NAME=VALUE strings set in each rank, in order */
-    int nenv;
-    const char *wdir; /* NULL: our own working directory */
+    int np; /* all apps together */
+    fy_mpx_app_t *app;
+    int napps;
+    int label;        /* -l: prefix lines with "[rank] " */
+    int env_none;     /* -genvnone: start ranks with an empty environment */
+    fy_mpx_env_t env; /* -genv, -x, -genvlist */
     int timeout;      /* seconds, 0 = none */
-    const char *prog; /* resolved path of the program */
-    char **argv;      /* argv[0] as the user wrote it, then its arguments; NULL-terminated */
 } fy_mpx_opts_t;
 
 /* One output stream of a rank (stdout or stderr), forwarded line by line. */
@@ -45,6 +58,7 @@ enum fy_mpx_pmi_state {
 
 typedef struct fy_mpx_rank {
     int rank;
+    int appnum; /* index into opts->app */
     pid_t pid;  /* 0 once reaped */
     int pmi_fd; /* our end of the socketpair, -1 when closed */
     fy_pmi_linebuf_t pmi_in;

@@ -20,6 +20,7 @@ enum opt_id {
     OPT_HOSTS,
     OPT_HOSTFILE,
     OPT_ENV,
+    OPT_ENV_LOCAL,
     OPT_ENVALL,
     OPT_ENVNONE,
     OPT_ENVLIST,
@@ -47,7 +48,7 @@ static const opt_t options[] = {
     {"f", 1, OPT_HOSTFILE},
     {"hostfile", 1, OPT_HOSTFILE},
     {"machinefile", 1, OPT_HOSTFILE},
-    {"env", 2, OPT_ENV},
+    {"env", 2, OPT_ENV_LOCAL},
     {"genv", 2, OPT_ENV},
     {"genvall", 0, OPT_ENVALL},
     {"envall", 0, OPT_ENVALL},
@@ -85,20 +86,22 @@ static const opt_t options[] = {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "Usage: " FY_MPX_PROG " [options] program [args...]\n"
-               "Runs N copies of program on this host as one MPI job.\n\n"
+    fprintf(f, "Usage: " FY_MPX_PROG " [options] program [args...] [: [options] program ...]\n"
+               "Runs N copies of program on this host as one MPI job; programs separated by\n"
+               "':' run side by side (MPMD), each with its own -n, -env and -wdir.\n\n"
                "  -n, -np N               number of ranks (default: host slots, else 1)\n"
                "  -host, -hosts LIST      hosts, comma-separated (this host only: localhost,\n"
                "                          127.0.0.1 or its name; 'name:N' gives N slots)\n"
                "  -f, -hostfile, -machinefile FILE\n"
                "                          hosts, one per line ('name', 'name:N', 'name slots=N')\n"
-               "  -env, -genv NAME VALUE  set NAME in every rank\n"
+               "  -genv NAME VALUE        set NAME in every rank\n"
+               "  -env NAME VALUE         set NAME in the ranks of this program\n"
                "  -x NAME[=VALUE]         export NAME (our value, or VALUE) to every rank\n"
                "  -genvlist A,B,...       export these variables\n"
                "  -genvall                pass our whole environment (the default)\n"
                "  -genvnone               pass none of our environment\n"
                "  -l                      prefix each output line with \"[rank] \"\n"
-               "  -wdir DIR               run the ranks in DIR\n"
+               "  -wdir DIR               run the ranks of this program in DIR\n"
                "  --timeout SEC           kill the job after SEC seconds (also MPIEXEC_TIMEOUT)\n"
                "  --help, --version\n"
                "Ignored on one host: --oversubscribe --allow-run-as-root -bind-to X -map-by X\n"
@@ -129,29 +132,29 @@ static int parse_count(const char *opt, const char *s, int min)
     return (int)v;
 }
 
-static void add_env(fy_mpx_opts_t *o, const char *name, const char *value)
+static void add_env(fy_mpx_env_t *e, const char *name, const char *value)
 {
     if (*name == '\0' || strchr(name, '=') != NULL)
         die("invalid environment variable name '%s'", name);
     char *s;
     if (asprintf(&s, "%s=%s", name, value) < 0)
         die("out of memory");
-    o->env = realloc(o->env, sizeof(*o->env) * (size_t)(o->nenv + 1));
-    if (o->env == NULL)
+    e->var = realloc(e->var, sizeof(*e->var) * (size_t)(e->n + 1));
+    if (e->var == NULL)
         die("out of memory");
-    o->env[o->nenv++] = s;
+    e->var[e->n++] = s;
 }
 
 /* -x NAME=VALUE sets, -x NAME exports our value (and is a no-op when we have none). */
-static void export_var(fy_mpx_opts_t *o, const char *spec)
+static void export_var(fy_mpx_env_t *e, const char *spec)
 {
     const char *eq = strchr(spec, '=');
     if (eq != NULL) {
         char *name = strndup(spec, (size_t)(eq - spec));
-        add_env(o, name, eq + 1);
+        add_env(e, name, eq + 1);
         free(name);
     } else if (getenv(spec) != NULL) {
-        add_env(o, spec, getenv(spec));
+        add_env(e, spec, getenv(spec));
     }
 }
 
@@ -275,10 +278,31 @@ static const opt_t *find_option(const char *arg, const char **inline_val)
     return NULL;
 }
 
+/* Checks what the command line left for one program, and fills in defaults. */
+static void finish_app(fy_mpx_app_t *app, int default_np)
+{
+    if (app->np == 0)
+        app->np = default_np;
+    if (app->wdir != NULL) {
+        struct stat st;
+        errno = 0;
+        if (stat(app->wdir, &st) != 0 || !S_ISDIR(st.st_mode))
+            die("cannot use '%s' as working directory: %s", app->wdir,
+                errno ? strerror(errno) : "not a directory");
+    }
+    const char *prog = resolve_prog(app->argv[0], app->wdir);
+    if (prog == NULL) {
+        fprintf(stderr, FY_MPX_PROG ": cannot find executable program '%s'\n", app->argv[0]);
+        exit(127);
+    }
+    app->prog = strdup(prog);
+}
+
 int main(int argc, char **argv)
 {
     fy_mpx_opts_t o = {0};
-    int slots = 0, i;
+    fy_mpx_app_t cur = {0};
+    int slots = 0;
 
     const char *dbg = getenv("FY_MPIEXEC_DEBUG");
     fy_mpx_pmi_debug = dbg != NULL && *dbg != '\0' && strcmp(dbg, "0") != 0;
@@ -286,58 +310,69 @@ int main(int argc, char **argv)
     if (t != NULL && *t != '\0')
         o.timeout = parse_count("MPIEXEC_TIMEOUT", t, 0);
 
-    for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-        const char *arg = argv[i], *val;
-        const opt_t *op = find_option(arg, &val);
-        if (op == NULL)
-            die("unknown option '%s' (see " FY_MPX_PROG " --help)", arg);
-        const char *a[2] = {val, NULL};
-        for (int k = val ? 1 : 0; k < op->nargs; k++) {
-            if (i + 1 >= argc)
-                die("option '%s' needs %d argument%s", arg, op->nargs, op->nargs > 1 ? "s" : "");
-            a[k] = argv[++i];
+    /* Programs separated by ':' (MPMD); -n, -env and -wdir belong to the program they precede,
+     * the other options to the whole job, wherever they stand. */
+    for (int i = 1; i < argc;) {
+        for (; i < argc && argv[i][0] == '-'; i++) {
+            const char *arg = argv[i], *val;
+            const opt_t *op = find_option(arg, &val);
+            if (op == NULL)
+                die("unknown option '%s' (see " FY_MPX_PROG " --help)", arg);
+            const char *a[2] = {val, NULL};
+            for (int k = val ? 1 : 0; k < op->nargs; k++) {
+                if (i + 1 >= argc)
+                    die("option '%s' needs %d argument%s", arg, op->nargs,
+                        op->nargs > 1 ? "s" : "");
+                a[k] = argv[++i];
+            }
+            switch (op->id) {
+            case OPT_NP: cur.np = parse_count(arg, a[0], 1); break;
+            case OPT_HOSTS: slots += add_host_list(a[0]); break;
+            case OPT_HOSTFILE: slots += add_host_file(a[0]); break;
+            case OPT_ENV: add_env(&o.env, a[0], a[1]); break;
+            case OPT_ENV_LOCAL: add_env(&cur.env, a[0], a[1]); break;
+            case OPT_ENVALL: o.env_none = 0; break;
+            case OPT_ENVNONE: o.env_none = 1; break;
+            case OPT_ENVLIST: {
+                char *copy = strdup(a[0]), *save = NULL;
+                for (char *n = strtok_r(copy, ",", &save); n; n = strtok_r(NULL, ",", &save))
+                    export_var(&o.env, n);
+                free(copy);
+                break;
+            }
+            case OPT_X: export_var(&o.env, a[0]); break;
+            case OPT_LABEL: o.label = 1; break;
+            case OPT_WDIR: cur.wdir = a[0]; break;
+            case OPT_TIMEOUT: o.timeout = parse_count(arg, a[0], 0); break;
+            case OPT_HELP: usage(stdout); return 0;
+            case OPT_VERSION: printf(FY_MPX_PROG " (Ferry) " FY_VERSION "\n"); return 0;
+            case OPT_IGNORE: break;
+            }
         }
-        switch (op->id) {
-        case OPT_NP: o.np = parse_count(arg, a[0], 1); break;
-        case OPT_HOSTS: slots += add_host_list(a[0]); break;
-        case OPT_HOSTFILE: slots += add_host_file(a[0]); break;
-        case OPT_ENV: add_env(&o, a[0], a[1]); break;
-        case OPT_ENVALL: o.env_none = 0; break;
-        case OPT_ENVNONE: o.env_none = 1; break;
-        case OPT_ENVLIST: {
-            char *copy = strdup(a[0]), *save = NULL;
-            for (char *n = strtok_r(copy, ",", &save); n; n = strtok_r(NULL, ",", &save))
-                export_var(&o, n);
-            free(copy);
-            break;
+        if (i >= argc || strcmp(argv[i], ":") == 0) {
+            if (o.napps == 0 && i >= argc) {
+                usage(stderr);
+                return 1;
+            }
+            die("no program before ':'");
         }
-        case OPT_X: export_var(&o, a[0]); break;
-        case OPT_LABEL: o.label = 1; break;
-        case OPT_WDIR: o.wdir = a[0]; break;
-        case OPT_TIMEOUT: o.timeout = parse_count(arg, a[0], 0); break;
-        case OPT_HELP: usage(stdout); return 0;
-        case OPT_VERSION: printf(FY_MPX_PROG " (Ferry) " FY_VERSION "\n"); return 0;
-        case OPT_IGNORE: break;
+        cur.argv = argv + i;
+        while (i < argc && strcmp(argv[i], ":") != 0)
+            i++;
+        if (i < argc) {
+            argv[i++] = NULL; /* ends this program's argv */
+            if (i == argc)
+                die("no program after ':'");
         }
+        o.app = realloc(o.app, sizeof(*o.app) * (size_t)(o.napps + 1));
+        if (o.app == NULL)
+            die("out of memory");
+        o.app[o.napps++] = cur;
+        memset(&cur, 0, sizeof(cur));
     }
-    if (i >= argc) {
-        usage(stderr);
-        return 1;
+    for (int k = 0; k < o.napps; k++) {
+        finish_app(&o.app[k], o.napps == 1 && slots > 0 ? slots : 1);
+        o.np += o.app[k].np;
     }
-    if (o.np == 0)
-        o.np = slots > 0 ? slots : 1;
-    if (o.wdir != NULL) {
-        struct stat st;
-        errno = 0;
-        if (stat(o.wdir, &st) != 0 || !S_ISDIR(st.st_mode))
-            die("cannot use '%s' as working directory: %s", o.wdir,
-                errno ? strerror(errno) : "not a directory");
-    }
-    o.prog = resolve_prog(argv[i], o.wdir);
-    if (o.prog == NULL) {
-        fprintf(stderr, FY_MPX_PROG ": cannot find executable program '%s'\n", argv[i]);
-        return 127;
-    }
-    o.argv = argv + i;
     return fy_mpx_job_run(&o);
 }

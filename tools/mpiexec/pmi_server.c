@@ -71,7 +71,7 @@ static void on_get_maxes(fy_mpx_job_t *job, fy_mpx_rank_t *r, const fy_pmi_msg_t
 static void on_get_appnum(fy_mpx_job_t *job, fy_mpx_rank_t *r, const fy_pmi_msg_t *m)
 {
     (void)job, (void)m;
-    reply(r, "cmd=appnum rc=0 appnum=0");
+    reply(r, "cmd=appnum rc=0 appnum=%d", r->appnum);
 }
 
 static void on_get_my_kvsname(fy_mpx_job_t *job, fy_mpx_rank_t *r, const fy_pmi_msg_t *m)

@@ -75,6 +75,7 @@ static void rank_exec(const fy_mpx_job_t *job, int rank, int pmi_fd, int in_fd, 
                       int err_fd)
 {
     const fy_mpx_opts_t *o = job->opts;
+    const fy_mpx_app_t *app = &o->app[job->ranks[rank].appnum];
 
     setpgid(0, job->leader);
     /* Undo what mpiexec set for itself: blocked signals (for its signalfd) and ignored SIGPIPE
@@ -91,8 +92,10 @@ static void rank_exec(const fy_mpx_job_t *job, int rank, int pmi_fd, int in_fd, 
 
     if (o->env_none)
         clearenv();
-    for (int i = 0; i < o->nenv; i++)
-        putenv(o->env[i]);
+    for (int i = 0; i < o->env.n; i++)
+        putenv(o->env.var[i]);
+    for (int i = 0; i < app->env.n; i++)
+        putenv(app->env.var[i]);
     /* We may run inside another job: its PMI settings are not ours. */
     unsetenv("PMI_PORT");
     unsetenv("PMI_ID");
@@ -103,13 +106,14 @@ static void rank_exec(const fy_mpx_job_t *job, int rank, int pmi_fd, int in_fd, 
     set_env_int("MPI_LOCALRANKID", rank);
     set_env_int("MPI_LOCALNRANKS", o->np);
 
-    if (o->wdir != NULL && chdir(o->wdir) != 0) {
+    if (app->wdir != NULL && chdir(app->wdir) != 0) {
         fprintf(stderr, FY_MPX_PROG ": rank %d: cannot change to directory '%s': %s\n", rank,
-                o->wdir, strerror(errno));
+                app->wdir, strerror(errno));
         _exit(127);
     }
-    execv(o->prog, o->argv);
-    fprintf(stderr, FY_MPX_PROG ": rank %d: cannot run '%s': %s\n", rank, o->prog, strerror(errno));
+    execv(app->prog, app->argv);
+    fprintf(stderr, FY_MPX_PROG ": rank %d: cannot run '%s': %s\n", rank, app->prog,
+            strerror(errno));
     _exit(127);
 }
 
