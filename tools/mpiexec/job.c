@@ -313,6 +313,9 @@ int fy_mpx_job_run(const fy_mpx_opts_t *opts)
     sigaddset(&sigs, SIGTERM);
     sigaddset(&sigs, SIGHUP);
     sigprocmask(SIG_BLOCK, &sigs, NULL);
+    /* Started with SIGCHLD ignored, our children would be reaped by the kernel and their
+     * status lost. */
+    signal(SIGCHLD, SIG_DFL);
     job.sigfd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
     signal(SIGPIPE, SIG_IGN);
     if (job.sigfd < 0) {
