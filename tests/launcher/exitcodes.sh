@@ -32,4 +32,8 @@ grep -qE '^mpiexec: rank [01] \(pid [0-9]+\) exited with status 0 before MPI_Fin
 
 run -n 2 "$PMI_PROG" info
 expect_eq "finalized ranks" 0 "$RC"
+
+# Started with SIGCHLD ignored (children would be reaped by the kernel, statuses lost).
+timeout 20 sh -c 'trap "" CHLD; exec "$0" -n 2 sh -c "exit 3"' "$MPIEXEC"
+expect_eq "status when started with SIGCHLD ignored" 3 "$?"
 finish
