@@ -117,9 +117,12 @@ static void on_signal(fy_mpx_job_t *job)
 
 static void check_deadlines(fy_mpx_job_t *job, long long now)
 {
-    if (job->timeout_at_ms > 0 && now >= job->timeout_at_ms && !job->terminating) {
-        fy_mpx_job_fail(job, TIMEOUT_STATUS, "job timed out after %d seconds; killing it",
-                        job->opts->timeout);
+    if (job->timeout_at_ms > 0 && (now >= job->timeout_at_ms || job->terminating)) {
+        /* A job already ending for another reason keeps that reason (and is not woken for a
+         * deadline that no longer matters). */
+        if (!job->terminating)
+            fy_mpx_job_fail(job, TIMEOUT_STATUS, "job timed out after %d seconds; killing it",
+                            job->opts->timeout);
         job->timeout_at_ms = 0;
     }
     if (job->terminating && !job->killed && now >= job->kill_at_ms) {
