@@ -37,6 +37,11 @@ sh 2 here" "$(cut -d' ' -f1-6 "$T/out" | sort)"
 run -n 2 true :
 expect_eq "status of a trailing ':'" 1 "$RC"
 
+# More ranks than the descriptor limit would allow at four descriptors per rank; the ranks
+# still see the limit we were given.
+out=$(sh -c 'ulimit -Sn 128 && exec "$0" -n 60 sh -c "ulimit -n"' "$MPIEXEC" 2>&1 | sort | uniq -c)
+expect_eq "60 ranks under a limit of 128 descriptors" "60 128" "$(echo $out)"
+
 run --help
 expect_eq "status of --help" 0 "$RC"
 grep -q -- "-genvnone" "$T/out" || fail "--help does not describe the options"

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -270,6 +271,22 @@ static int stdio_open(void)
     return stdin_ok;
 }
 
+/* We hold four descriptors per rank: large jobs need more than the usual soft limit of 1024.
+ * The ranks get the original limit back (spawn.c). */
+static void raise_fd_limit(fy_mpx_job_t *job)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    job->nofile = rl;
+    job->nofile_saved = 1;
+    rlim_t need = 64 + 4 * (rlim_t)job->opts->np;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
 int fy_mpx_job_run(const fy_mpx_opts_t *opts)
 {
     fy_mpx_job_t job = {
@@ -279,6 +296,7 @@ int fy_mpx_job_run(const fy_mpx_opts_t *opts)
         fprintf(stderr, FY_MPX_PROG ": cannot open /dev/null\n");
         return 1;
     }
+    raise_fd_limit(&job);
     /* Read a terminal only when we are in the foreground, or the shell stops us (SIGTTIN). */
     job.stdin_open = stdin_ok && (!isatty(0) || tcgetpgrp(0) == getpgrp());
 

@@ -12,6 +12,7 @@
 #include "pmi_wire.h"
 
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #define FY_MPX_PROG "mpiexec"
@@ -79,6 +80,8 @@ typedef struct fy_mpx_job {
     fy_pmi_kvs_t kvs;
     int nbarrier; /* ranks inside the current barrier */
     int sigfd;
+    struct rlimit nofile; /* our descriptor limit as we found it, for the ranks */
+    int nofile_saved;
 
     /* Stdin forwarding to rank 0. */
     int stdin_open; /* still reading our fd 0 */

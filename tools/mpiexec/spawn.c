@@ -85,6 +85,8 @@ static void rank_exec(const fy_mpx_job_t *job, int rank, int pmi_fd, int in_fd, 
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
 
+    if (job->nofile_saved)
+        setrlimit(RLIMIT_NOFILE, &job->nofile);
     if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
         _exit(127);
     int flags = fcntl(pmi_fd, F_GETFD);
