@@ -306,8 +306,8 @@ void fy_pmi_abort(fy_pmi_t *pmi, int code, const char *msg)
         }
         req[n++] = '\n';
         if (fy_pmi_wire_write(pmi->fd, req, (size_t)n) == 0) {
-            /* Give the launcher time to kill the job with everyone's output intact; return to
-             * exiting ourselves if it closes the connection or does not act. */
+            /* Give the launcher time to kill the job with everyone's output intact; exit by
+             * ourselves if it closes the connection or has not acted within 5 s. */
             struct pollfd pfd = {.fd = pmi->fd, .events = POLLIN};
             for (int waited = 0; waited < 10; waited++) {
                 if (poll(&pfd, 1, 500) > 0) {
