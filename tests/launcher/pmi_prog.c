@@ -5,9 +5,9 @@
  *   pmi_prog exit N          init, then exit N without finalize
  *   pmi_prog abort N [MSG]   rank 1 (or 0 if alone) aborts with code N; the others wait
  *   pmi_prog signal SIG      rank 1 (or 0 if alone) raises SIG; the others wait
- *   pmi_prog shm [clean]     each rank creates /dev/shm/fy-<kvsname>-t<rank>, prints its path,
- *                            then rank 0 crashes while the others wait (or, with "clean", all
- *                            finalize and exit 0)
+ *   pmi_prog shm [clean|wait] each rank creates /dev/shm/fy-<kvsname>-t<rank>, prints its path,
+ *                            then rank 0 crashes while the others wait (with "clean", all
+ *                            finalize and exit 0; with "wait", all wait)
  *   pmi_prog wait            init, fence, print "ready", then sleep until killed
  *   pmi_prog chatty N        N lines to stdout and N to stderr, each written in three pieces
  *                            with pauses between, then a last line without '\n'
@@ -154,7 +154,7 @@ int main(int argc, char **argv)
             check(fy_pmi_finalize(pmi), "finalize");
             return 0;
         }
-        if (rank == 0)
+        if (rank == 0 && (argc < 3 || strcmp(argv[2], "wait") != 0))
             abort();
         wait_forever();
     }

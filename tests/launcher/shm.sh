@@ -25,6 +25,22 @@ for f in $(cat "$T/out"); do
     [ -e "$f" ] && fail "$f left behind after a clean job" && rm -f "$f"
 done
 
+# mpiexec killed outright: the group leader it leaves behind still cleans up.
+"$MPIEXEC" -n 2 "$PMI_PROG" shm wait >"$T/out" 2>"$T/err" </dev/null &
+job=$!
+i=0
+while [ "$(grep -c '^/dev/shm/fy-' "$T/out")" != 2 ] && [ $i -lt 100 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+expect_eq "segments reported before SIGKILL" 2 "$(grep -c '^/dev/shm/fy-' "$T/out")"
+kill -KILL $job
+wait $job 2>/dev/null
+sleep 0.5
+for f in $(cat "$T/out"); do
+    [ -e "$f" ] && fail "$f left behind after mpiexec was killed" && rm -f "$f"
+done
+
 [ -e "$other" ] || fail "another job's segment was removed"
 rm -f "$other"
 finish

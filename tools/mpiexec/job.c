@@ -244,7 +244,7 @@ out:
 }
 
 /* The library names its segments /fy-<kvsname>-<suffix>; a crashed or killed rank leaves them. */
-static void shm_cleanup(const char *kvsname)
+void fy_mpx_shm_cleanup(const char *kvsname)
 {
     char prefix[128];
     int plen = snprintf(prefix, sizeof(prefix), "fy-%s-", kvsname);
@@ -372,7 +372,7 @@ int fy_mpx_job_run(const fy_mpx_opts_t *opts)
         fy_mpx_pmi_close(&job, r);
     }
     fy_mpx_stdin_close(&job);
-    shm_cleanup(job.kvsname);
+    fy_mpx_shm_cleanup(job.kvsname);
     fy_pmi_kvs_fini(&job.kvs);
     free(job.stdin_buf);
     free(job.ranks);

@@ -113,6 +113,9 @@ void fy_mpx_job_terminate(fy_mpx_job_t *job, int sig, int grace_ms);
 __attribute__((format(printf, 3, 4))) void fy_mpx_job_fail(fy_mpx_job_t *job, int code,
                                                            const char *fmt, ...);
 
+/* Removes /dev/shm/fy-<kvsname>-*: the library's segments, which a killed rank leaves. */
+void fy_mpx_shm_cleanup(const char *kvsname);
+
 /* spawn.c */
 /* Starts the group leader; 0 or -1 (message printed). */
 int fy_mpx_spawn_leader(fy_mpx_job_t *job);

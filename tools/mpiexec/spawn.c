@@ -15,16 +15,10 @@
  * to a process group by accident. */
 #define LEADER_DEATH_SIG SIGRTMAX
 
-static void leader_on_parent_death(int sig)
-{
-    (void)sig;
-    kill(0, SIGKILL); /* the whole group, grandchildren included, and ourselves */
-}
-
 /* The leader owns the group id. It is never reaped before the job ends, so the id cannot be
- * handed to an unrelated process while we may still signal the group; and it takes the group
- * down if mpiexec itself is killed. */
-static void leader_main(pid_t parent)
+ * handed to an unrelated process while we may still signal the group; and if mpiexec itself is
+ * killed, it cleans up for it: removes the job's shared memory and kills the group. */
+static void leader_main(pid_t parent, const char *kvsname)
 {
     int fd = open("/dev/null", O_RDWR);
     if (fd >= 0) {
@@ -35,15 +29,18 @@ static void leader_main(pid_t parent)
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
     signal(SIGHUP, SIG_IGN);
-    signal(LEADER_DEATH_SIG, leader_on_parent_death);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
+    sigset_t death;
+    sigemptyset(&death);
+    sigaddset(&death, LEADER_DEATH_SIG);
+    sigprocmask(SIG_SETMASK, &death, NULL); /* taken by sigwaitinfo, not a handler */
     prctl(PR_SET_PDEATHSIG, LEADER_DEATH_SIG);
-    if (getppid() != parent)
-        kill(0, SIGKILL);
-    for (;;)
-        pause();
+    if (getppid() == parent) {
+        while (sigwaitinfo(&death, NULL) < 0)
+            ;
+    }
+    fy_mpx_shm_cleanup(kvsname);
+    kill(0, SIGKILL); /* the whole group, grandchildren included, and ourselves */
+    _exit(1);
 }
 
 int fy_mpx_spawn_leader(fy_mpx_job_t *job)
@@ -56,7 +53,7 @@ int fy_mpx_spawn_leader(fy_mpx_job_t *job)
     }
     if (pid == 0) {
         setpgid(0, 0);
-        leader_main(parent);
+        leader_main(parent, job->kvsname);
     }
     setpgid(pid, pid); /* also here: the ranks must not join a group that does not exist yet */
     job->leader = pid;
