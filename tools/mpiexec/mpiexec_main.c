@@ -278,6 +278,23 @@ static const opt_t *find_option(const char *arg, const char **inline_val)
     return NULL;
 }
 
+static void free_env(fy_mpx_env_t *e)
+{
+    for (int i = 0; i < e->n; i++)
+        free(e->var[i]);
+    free(e->var);
+}
+
+static void free_opts(fy_mpx_opts_t *o)
+{
+    for (int k = 0; k < o->napps; k++) {
+        free((char *)o->app[k].prog);
+        free_env(&o->app[k].env);
+    }
+    free(o->app);
+    free_env(&o->env);
+}
+
 /* Checks what the command line left for one program, and fills in defaults. */
 static void finish_app(fy_mpx_app_t *app, int default_np)
 {
@@ -374,5 +391,7 @@ int main(int argc, char **argv)
         finish_app(&o.app[k], o.napps == 1 && slots > 0 ? slots : 1);
         o.np += o.app[k].np;
     }
-    return fy_mpx_job_run(&o);
+    int status = fy_mpx_job_run(&o);
+    free_opts(&o);
+    return status;
 }
