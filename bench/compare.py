@@ -70,6 +70,11 @@ def fmt(v):
     return f"{v:.3f}"
 
 
+def fmt_ratio(r):
+    """Two decimals, or two significant digits for ratios far below 1 (0.0013)."""
+    return f"{r:.2f}" if r >= 0.1 else f"{r:.2g}"
+
+
 def read_meta(path):
     meta = {}
     if not path:
@@ -125,7 +130,8 @@ class Results:
             med = statistics.median(vals)
             text = fmt(med)
             if len(vals) >= 2 and med > 0:
-                text += f" ±{(max(vals) - min(vals)) / 2 / med * 100:.0f}%"
+                spread = (max(vals) - min(vals)) / 2 / med * 100
+                text += f" ±{spread:.0f}%" if spread < 1000 else " ±>999%"
             if len(vals) < tried:
                 text += f" ({len(vals)}/{tried} runs)"
             return text
@@ -172,7 +178,7 @@ def section(out, res, bench, ranks, meta, timeout, ncpu):
         ferry = res.median("ferry", bench, ranks, size)
         for peer, _ in PEERS:
             r = ratio(ferry, res.median(peer, bench, ranks, size))
-            row.append(f"{r:.2f}" if r is not None else "–")
+            row.append(fmt_ratio(r) if r is not None else "–")
             if r is not None and r > 0:
                 logs[peer].append(math.log(r))
         if bench == "ring":
@@ -188,7 +194,7 @@ def section(out, res, bench, ranks, meta, timeout, ncpu):
         row = ["**geomean**"] + [""] * len(IMPLS)
         for peer, _ in PEERS:
             v = logs[peer]
-            row.append(f"**{math.exp(sum(v) / len(v)):.2f}**" if v else "–")
+            row.append(f"**{fmt_ratio(math.exp(sum(v) / len(v)))}**" if v else "–")
         if bench == "ring":
             row += ["", ""]
         out.append("| " + " | ".join(row) + " |")
