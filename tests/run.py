@@ -27,6 +27,7 @@ DEFAULT_TIMEOUT = 60.0
 BIG_NPROCS = 4          # MPI tests with this many ranks or more run alone (2-core machines)
 TAIL_LINES = 30         # lines of output shown under a failing test
 LOG_LIMIT = 256 * 1024  # bytes of one test's output kept in the log
+OUTPUT_LIMIT = 4 << 20  # bytes of one test's output read back at all
 COMPILE_FLAGS = ["-O1", "-g", "-Wall", "-Wextra", "-pthread"]
 ASAN_FLAGS = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
 ASAN_ENV = {
@@ -256,6 +257,10 @@ def kill_group(pid):
             pass
 
 
+RUNNING = set()                 # process ids of the tests running now (for Ctrl-C)
+RUNNING_LOCK = threading.Lock()
+
+
 def run_one(test):
     """Run a test in its own session; kill the whole process group on timeout."""
     if test.prog is not None and not test.prog.ok:
@@ -279,6 +284,8 @@ def run_one(test):
             except OSError as e:
                 test.passed, test.reason, test.output = False, f"cannot start: {e}", ""
                 return
+            with RUNNING_LOCK:
+                RUNNING.add(proc.pid)
             try:
                 rc = proc.wait(timeout=test.timeout)
             except subprocess.TimeoutExpired:
@@ -289,9 +296,17 @@ def run_one(test):
                 os.killpg(proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+            with RUNNING_LOCK:
+                RUNNING.discard(proc.pid)
             test.elapsed = time.monotonic() - start
+            size = out.seek(0, os.SEEK_END)
             out.seek(0)
-            data = out.read()
+            if size <= OUTPUT_LIMIT:
+                data = out.read()
+            else:   # a test that printed without end: its head and its tail
+                head = out.read(OUTPUT_LIMIT // 8)
+                out.seek(size - OUTPUT_LIMIT // 2)
+                data = head + b"\n[... output cut ...]\n" + out.read()
     finally:
         if test.cwd_temp:
             try:
@@ -439,7 +454,16 @@ def main():
                 log.flush()
 
     start = time.monotonic()
-    Scheduler(tests, args.jobs, report).run()
+    try:
+        Scheduler(tests, args.jobs, report).run()
+    except KeyboardInterrupt:
+        with RUNNING_LOCK:
+            pids = list(RUNNING)
+        for pid in pids:
+            kill_group(pid)
+        emit("interrupted")
+        log.close()
+        return 130
 
     failed = [t for t in tests if not t.passed]
     passed = len(tests) - len(failed)

@@ -1,7 +1,7 @@
 /* Barrier, Bcast, Reduce and Allreduce on COMM_WORLD, a duplicate and COMM_SELF: every root,
  * counts 0, 1, odd, 1000 and 1<<18 (large), MPI_INT/MPI_DOUBLE/MPI_BYTE payloads; repeated
- * collectives back to back; point-to-point traffic pending across collectives does not mix
- * with them. */
+ * collectives back to back; a barrier waits for the last rank; point-to-point traffic pending
+ * across collectives does not mix with them. */
 #include "mpitest.h"
 
 static int next_root(int root, int n, int count)
@@ -23,6 +23,19 @@ static void run_on(MPI_Comm comm, const char *name, int big)
 
     for (int i = 0; i < 5; i++)
         MPI_OK(MPI_Barrier(comm));
+
+    /* A barrier waits for the last rank: rank 0 arrives 0.3 s late, so every other rank spends
+     * most of that in MPI_Barrier (0.1 s allows for the previous barrier's exit skew). */
+    if (n > 1 && n <= 4 && comm == MPI_COMM_WORLD) {
+        double t0 = MPI_Wtime();
+        if (me == 0)
+            while (MPI_Wtime() - t0 < 0.3)
+                ;
+        MPI_OK(MPI_Barrier(comm));
+        double dt = MPI_Wtime() - t0;
+        CHECK(me == 0 || dt >= 0.1, "%s: rank %d left MPI_Barrier %.3f s after entering, before "
+              "rank 0 (0.3 s late) could have entered", name, me, dt);
+    }
 
     for (int ci = 0; ci < ncounts; ci++) {
         int count = counts[ci];
@@ -110,7 +123,7 @@ static void run_on(MPI_Comm comm, const char *name, int big)
     }
 
     /* Many small collectives back to back. */
-    for (int i = 0; i < (n > 4 ? 10 : 100); i++) {
+    for (int i = 0; i < (n > 4 ? 10 : n > 2 ? 30 : 100); i++) {
         int v = i + me, s = -1;
         MPI_OK(MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, comm));
         if (s != n * i + n * (n - 1) / 2) {
