@@ -24,7 +24,7 @@ typedef struct fy_runtime {
     char kvsname[256];
     char hostname[MPI_MAX_PROCESSOR_NAME];
     int wait_mode;
-    int spin_iters; /* polls before sleeping, chosen from ranks per core */
+    int64_t spin_ns; /* how long a waiting rank polls before sleeping (FERRY_SPIN_US) */
     double wtime_base;
     int launcher_pid; /* our parent at MPI_Init: if it changes, the launcher died */
 } fy_runtime_t;

@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fy_err.h"
@@ -48,7 +49,8 @@ int fy_p2p_init(void)
     fy_eager_max = (size_t)fy_env_size("FERRY_EAGER_MAX", 16 * 1024);
 
     /* Spinning pays only while every rank has a core; beyond that a spinning rank steals
-     * the time its peer needs to produce what it waits for. */
+     * the time its peer needs to produce what it waits for. The spin is a time, not a poll
+     * count, because a poll costs more the more peers there are. */
     const char *w = getenv("FERRY_WAIT");
     fy_rt.wait_mode = FY_WAIT_AUTO;
     if (w && strcmp(w, "spin") == 0)
@@ -56,9 +58,9 @@ int fy_p2p_init(void)
     else if (w && strcmp(w, "block") == 0)
         fy_rt.wait_mode = FY_WAIT_BLOCK;
     int oversubscribed = fy_rt.size > online_cpus();
-    fy_rt.spin_iters = (int)fy_env_size("FERRY_SPIN", oversubscribed ? 64 : 20000);
+    fy_rt.spin_ns = fy_env_size("FERRY_SPIN_US", oversubscribed ? 2 : 100) * 1000;
     if (fy_rt.wait_mode == FY_WAIT_BLOCK)
-        fy_rt.spin_iters = 1;
+        fy_rt.spin_ns = 0;
     if (fy_rt.locking)
         fy_req_wake_hook = fy_shm_wake_self;
     return MPI_SUCCESS;
@@ -88,15 +90,27 @@ static inline void cpu_relax(void)
 #endif
 }
 
+static inline int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 void fy_wait_until(bool (*done)(void *), void *arg)
 {
-    int idle = 0;
+    int64_t idle_since = 0; /* 0: not idle yet */
+    unsigned polls = 0;
     while (!done(arg)) {
         if (fy_progress()) {
-            idle = 0;
+            idle_since = 0;
             continue;
         }
-        if (fy_rt.wait_mode == FY_WAIT_SPIN || ++idle < fy_rt.spin_iters) {
+        /* Read the clock only every 32 idle polls: it costs as much as a poll. */
+        if (fy_rt.wait_mode == FY_WAIT_SPIN || (++polls & 31) != 0 || idle_since == 0 ||
+            now_ns() - idle_since < fy_rt.spin_ns) {
+            if (idle_since == 0 && fy_rt.wait_mode != FY_WAIT_SPIN)
+                idle_since = now_ns();
             if (fy_rt.locking) { /* let other threads in between polls */
                 fy_unlock();
                 cpu_relax();
@@ -109,7 +123,7 @@ void fy_wait_until(bool (*done)(void *), void *arg)
         fy_shm_sleep_prepare();
         if (fy_progress() || done(arg)) {
             fy_shm_sleep_done();
-            idle = 0;
+            idle_since = 0;
             continue;
         }
         fy_unlock();
@@ -119,7 +133,8 @@ void fy_wait_until(bool (*done)(void *), void *arg)
         /* The launcher is gone: nobody will ever stop this job, so stop now. */
         if (fy_rt.size > 1 && getppid() != fy_rt.launcher_pid)
             fy_fatal(MPI_ERR_OTHER, "the launcher has died; ending this rank");
-        idle = fy_rt.spin_iters / 2;
+        /* Woken: what we wait for is probably here; poll a little before sleeping again. */
+        idle_since = now_ns() - fy_rt.spin_ns / 2;
     }
 }
 

@@ -24,7 +24,8 @@ int fy_pmi_is_singleton(const fy_pmi_t *pmi);
 const char *fy_pmi_kvsname(const fy_pmi_t *pmi);
 
 /* Publishes key=value (visible to others after the next fence). Keys and values are at most
- * FY_PMI_MAX_KEY / FY_PMI_MAX_VAL bytes, printable ASCII without spaces or '='. */
+ * FY_PMI_MAX_KEY / FY_PMI_MAX_VAL bytes including the terminating NUL (PMI-1 counts it, and
+ * Hydra silently truncates longer values), printable ASCII without spaces or '='. */
 #define FY_PMI_MAX_KEY 64
 #define FY_PMI_MAX_VAL 1024
 int fy_pmi_put(fy_pmi_t *pmi, const char *key, const char *value);
