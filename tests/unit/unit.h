@@ -1,0 +1,149 @@
+/* A minimal harness for the unit tests: each program lists its cases in a table, runs them all
+ * in order, prints one line per case and exits 0 only when every case passed.
+ *
+ *   static int test_something(void) { CHECK(x == 1); CHECK_EQ(y, 2); return 0; }
+ *   static const unit_case_t cases[] = { {"something", test_something}, ... };
+ *   int main(void) { return unit_run(cases, UNIT_COUNT(cases)); }
+ *
+ * A case returns 0 on success; CHECK* print where and why, then return 1 from the case.
+ * A case that demonstrates a known library bug starts with UNIT_KNOWN_BUG("why"): it is
+ * reported as SKIP unless FERRY_UNIT_KNOWN_BUGS=1, when it runs (and fails until fixed). */
+#ifndef FY_UNIT_H
+#define FY_UNIT_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "fy_pmi.h"
+
+typedef struct unit_case {
+    const char *name;
+    int (*fn)(void);
+} unit_case_t;
+
+#define UNIT_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "  %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);             \
+            return 1;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+/* Integer comparison that prints both values. */
+#define CHECK_EQ(a, b)                                                                             \
+    do {                                                                                           \
+        long long va_ = (long long)(a), vb_ = (long long)(b);                                      \
+        if (va_ != vb_) {                                                                          \
+            fprintf(stderr, "  %s:%d: check failed: %s == %s (%lld != %lld)\n", __FILE__,          \
+                    __LINE__, #a, #b, va_, vb_);                                                   \
+            return 1;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+/* Propagates the failure of a helper that follows the same convention. */
+#define CHECK_OK(call)                                                                             \
+    do {                                                                                           \
+        if ((call) != 0) {                                                                         \
+            fprintf(stderr, "  %s:%d: from here: %s\n", __FILE__, __LINE__, #call);                \
+            return 1;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+#define UNIT_SKIP 77
+#define UNIT_KNOWN_BUG(why)                                                                        \
+    do {                                                                                           \
+        if (!getenv("FERRY_UNIT_KNOWN_BUGS")) {                                                    \
+            fprintf(stderr, "  known bug, skipped (FERRY_UNIT_KNOWN_BUGS=1 runs it): %s\n", why);  \
+            return UNIT_SKIP;                                                                      \
+        }                                                                                          \
+    } while (0)
+
+static inline double unit_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Runs every case; `before_each` (may be NULL) restores a clean state, so that one failing
+ * case does not make the following ones fail too. */
+static inline int unit_run_with(const unit_case_t *cases, size_t n, void (*before_each)(void))
+{
+    int failed = 0, skipped = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (before_each)
+            before_each();
+        fflush(stderr);
+        double t0 = unit_now();
+        int rc = cases[i].fn();
+        fflush(stderr);
+        const char *what = rc == 0 ? "PASS" : rc == UNIT_SKIP ? "SKIP" : "FAIL";
+        printf("%s %s (%.3f s)\n", what, cases[i].name, unit_now() - t0);
+        fflush(stdout);
+        failed += rc != 0 && rc != UNIT_SKIP;
+        skipped += rc == UNIT_SKIP;
+    }
+    printf("%zu passed, %d failed, %d skipped\n", n - (size_t)(failed + skipped), failed, skipped);
+    return failed ? 1 : 0;
+}
+
+static inline int unit_run(const unit_case_t *cases, size_t n)
+{
+    return unit_run_with(cases, n, NULL);
+}
+
+/* fy_core references the PMI client, whose objects (fy_pmi_obj) reach only targets that link
+ * them directly, and tests/CMakeLists.txt links fy_core alone. These weak stand-ins satisfy
+ * the linker; the real client replaces them as soon as it is linked in. A unit test never
+ * talks to a process manager: every stand-in fails. Include unit.h in one file per program. */
+#define UNIT_PMI_WEAK __attribute__((weak))
+UNIT_PMI_WEAK int fy_pmi_init(fy_pmi_t **pmi_p)
+{
+    (void)pmi_p;
+    return -1;
+}
+UNIT_PMI_WEAK int fy_pmi_rank(const fy_pmi_t *pmi)
+{
+    (void)pmi;
+    return 0;
+}
+UNIT_PMI_WEAK int fy_pmi_size(const fy_pmi_t *pmi)
+{
+    (void)pmi;
+    return 1;
+}
+UNIT_PMI_WEAK int fy_pmi_appnum(const fy_pmi_t *pmi)
+{
+    (void)pmi;
+    return 0;
+}
+UNIT_PMI_WEAK const char *fy_pmi_kvsname(const fy_pmi_t *pmi)
+{
+    (void)pmi;
+    return "unit";
+}
+UNIT_PMI_WEAK int fy_pmi_fence(fy_pmi_t *pmi)
+{
+    (void)pmi;
+    return -1;
+}
+UNIT_PMI_WEAK void fy_pmi_abort(fy_pmi_t *pmi, int code, const char *msg)
+{
+    (void)pmi;
+    (void)code;
+    (void)msg;
+}
+UNIT_PMI_WEAK int fy_pmi_finalize(fy_pmi_t *pmi)
+{
+    (void)pmi;
+    return -1;
+}
+UNIT_PMI_WEAK const char *fy_pmi_last_error(void)
+{
+    return "no process manager in a unit test";
+}
+
+#endif
