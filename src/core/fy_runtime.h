@@ -25,6 +25,7 @@ typedef struct fy_runtime {
     char hostname[MPI_MAX_PROCESSOR_NAME];
     int wait_mode;
     int64_t spin_ns; /* how long a waiting rank polls before sleeping (FERRY_SPIN_US) */
+    int spin_yield;  /* polls yield the core (FERRY_YIELD; on when oversubscribed) */
     double wtime_base;
     int launcher_pid; /* our parent at MPI_Init: if it changes, the launcher died */
 } fy_runtime_t;

@@ -58,7 +58,8 @@ int fy_p2p_init(void)
     else if (w && strcmp(w, "block") == 0)
         fy_rt.wait_mode = FY_WAIT_BLOCK;
     int oversubscribed = fy_rt.size > online_cpus();
-    fy_rt.spin_ns = fy_env_size("FERRY_SPIN_US", oversubscribed ? 2 : 100) * 1000;
+    fy_rt.spin_ns = fy_env_size("FERRY_SPIN_US", oversubscribed ? 50 : 1000) * 1000;
+    fy_rt.spin_yield = (int)fy_env_size("FERRY_YIELD", oversubscribed);
     if (fy_rt.wait_mode == FY_WAIT_BLOCK)
         fy_rt.spin_ns = 0;
     if (fy_rt.locking)
@@ -115,6 +116,8 @@ void fy_wait_until(bool (*done)(void *), void *arg)
                 fy_unlock();
                 cpu_relax();
                 fy_lock();
+            } else if (fy_rt.spin_yield) {
+                sched_yield(); /* a rank that has work may be waiting for this core */
             } else {
                 cpu_relax();
             }

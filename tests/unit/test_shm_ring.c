@@ -19,7 +19,9 @@
 #include "shm_seg.h"
 #include "unit.h"
 
-static uint64_t pos_1_0; /* where pair (dst 1, src 0) stands in the ring code's statics */
+/* Where each ring (dst, src) stands in the ring code's private statics of this process. */
+enum { MAX_TEST_RANKS = 4 };
+static uint64_t ring_pos[MAX_TEST_RANKS][MAX_TEST_RANKS];
 
 static size_t round_up(size_t v, size_t a)
 {
@@ -61,16 +63,22 @@ static int seg_open(int n, uint32_t ring_bytes)
     s->hdr->ring_bytes = ring_bytes;
     for (int i = 0; i < n; i++)
         s->bell[i].pid = (int32_t)getpid();
-    fy_ring_t *r = fy_shm_ring(1, 0);
-    atomic_store(&r->head, pos_1_0);
-    atomic_store(&r->tail, pos_1_0);
+    /* This process's private ring positions outlive the segment: start every ring where the
+     * last segment's ring ended, so that both halves agree. */
+    for (int d = 0; d < n; d++)
+        for (int src = 0; src < n; src++) {
+            fy_ring_t *r = fy_shm_ring(d, src);
+            atomic_store(&r->head, ring_pos[d][src]);
+            atomic_store(&r->tail, ring_pos[d][src]);
+        }
     return 0;
 }
 
 static void seg_close(void)
 {
-    if (fy_shm.n >= 2)
-        pos_1_0 = atomic_load(&fy_shm_ring(1, 0)->tail);
+    for (int d = 0; d < fy_shm.n; d++)
+        for (int src = 0; src < fy_shm.n; src++)
+            ring_pos[d][src] = atomic_load(&fy_shm_ring(d, src)->tail);
     munmap(fy_shm.base, fy_shm.bytes);
     memset(&fy_shm, 0, sizeof fy_shm);
 }
@@ -270,7 +278,7 @@ static int test_wrap_around(void)
     ngot = 0;
     const size_t max = fy_xport_shm.max_payload();
     unsigned seed = 12345;
-    uint64_t sent = 0, bytes = 0, start = pos_1_0;
+    uint64_t sent = 0, bytes = 0, start = ring_pos[1][0];
     int pads = 0, fulls = 0;
     size_t lens_cap = 1 << 16, *lens = malloc(lens_cap * sizeof *lens);
     CHECK(lens);
@@ -416,9 +424,13 @@ static int timed_sleep(void)
     return unit_now() - t0 >= 0.195;
 }
 
+/* The producing rank: each stress run uses its own ring (dst 0, src stress_src), since the
+ * positions each side keeps in private memory live on from one run to the next. */
+static int stress_src = 2;
+
 static void stress_producer(void)
 {
-    fy_shm.rank = 2;
+    fy_shm.rank = stress_src;
     alarm(35);
     const size_t max = fy_xport_shm.max_payload();
     static unsigned char buf[STRESS_RING];
@@ -426,7 +438,8 @@ static void stress_producer(void)
     for (uint64_t seq = 0; seq < STRESS_N; seq++) {
         size_t len = stress_len(seq, max);
         fill(seq, buf, len);
-        fy_hdr_t h = {.kind = FY_MSG_EAGER, .tag = 1, .len = len, .sreq = seq, .world_src = 2};
+        fy_hdr_t h = {.kind = FY_MSG_EAGER, .tag = 1, .len = len, .sreq = seq,
+                      .world_src = stress_src};
         for (int spins = 0; fy_xport_shm.send(0, &h, buf, len) == FY_XPORT_AGAIN;) {
             if (++spins < 100)
                 continue;
@@ -446,17 +459,22 @@ static void stress_producer(void)
     _exit(timeouts > 2 ? 1 : 0);
 }
 
+static int stress_asymmetric;
+
 static int test_stress_two_processes(void)
 {
-    CHECK_OK(seg_open(3, STRESS_RING));
+    CHECK_OK(seg_open(4, STRESS_RING));
     fy_xport_deliver = on_stress;
     stress_next = 0;
     stress_bad = 0;
     fflush(NULL);
     pid_t pid = fork();
     CHECK(pid >= 0);
-    if (pid == 0)
+    if (pid == 0) {
+        if (stress_asymmetric)
+            fy_shm_fence_init(); /* registration belongs to the process: the child registers */
         stress_producer();
+    }
     fy_shm.rank = 0;
     int timeouts = 0, sleeps = 0;
     double t0 = unit_now();
@@ -488,6 +506,17 @@ static int test_stress_two_processes(void)
     return 0;
 }
 
+/* The same stress with the asymmetric fence (membarrier) that real jobs use: producers then
+ * issue no fence at all, so a lost wake-up would show as sleeps running into the timeout.
+ * Last, because the choice of fence is process-wide once made. */
+static int test_stress_membarrier(void)
+{
+    fy_shm_fence_init();
+    stress_asymmetric = 1;
+    stress_src = 3;
+    return test_stress_two_processes();
+}
+
 static const unit_case_t cases[] = {
     {"sizes_and_limits", test_sizes_and_limits},
     {"order_and_sizes", test_order_and_sizes},
@@ -495,6 +524,7 @@ static const unit_case_t cases[] = {
     {"wrap_around", test_wrap_around},
     {"full_and_again", test_full_and_again},
     {"stress_two_processes", test_stress_two_processes},
+    {"stress_membarrier", test_stress_membarrier},
 };
 
 int main(void)

@@ -50,8 +50,9 @@ static int shm_send(int dst, const fy_hdr_t *h, const void *payload, size_t len)
     if (p->tail + pad + need - p->head_cache > size) {
         p->head_cache = atomic_load_explicit(&r->head, memory_order_acquire);
         if (p->tail + pad + need - p->head_cache > size) {
-            atomic_store(&r->producer_waiting, 1);
+            atomic_store_explicit(&r->producer_waiting, 1, memory_order_relaxed);
             /* The consumer may have drained everything before seeing the flag. */
+            fy_shm_fence_slow();
             p->head_cache = atomic_load(&r->head);
             if (p->tail + pad + need - p->head_cache > size)
                 return FY_XPORT_AGAIN;
@@ -107,7 +108,7 @@ int fy_shm_progress(void)
         }
         cons[src].head = head;
         atomic_store_explicit(&r->head, head, memory_order_release);
-        atomic_thread_fence(memory_order_seq_cst);
+        fy_shm_fence_fast();
         if (atomic_load_explicit(&r->producer_waiting, memory_order_relaxed)) {
             atomic_store(&r->producer_waiting, 0);
             fy_shm_ring_bell(src);

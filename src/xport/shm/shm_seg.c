@@ -55,6 +55,8 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
     size_t rings_off = round_up(bells_off + sizeof(fy_bell_t) * n, 4096);
     s->bytes = rings_off + s->ring_stride * (size_t)n * n;
 
+    /* Before the first fence: every rank must be registered before any relies on it. */
+    fy_shm_fence_init();
     int fd;
     if (rank == 0) {
         fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);

@@ -58,6 +58,11 @@ static inline fy_ring_t *fy_shm_ring(int dst, int src)
 }
 
 void fy_shm_ring_bell(int dst);
+/* The two halves of the store-load barrier between a producer and a sleeping consumer (see
+ * shm_wait.c): fast on the hot path, slow on the path that is about to sleep or wait. */
+void fy_shm_fence_init(void);
+void fy_shm_fence_fast(void);
+void fy_shm_fence_slow(void);
 int fy_shm_cma_init(void);
 
 #endif
