@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "fy_pmi.h"
 
 typedef struct unit_case {
     const char *name;
@@ -95,55 +94,5 @@ static inline int unit_run(const unit_case_t *cases, size_t n)
     return unit_run_with(cases, n, NULL);
 }
 
-/* fy_core references the PMI client, whose objects (fy_pmi_obj) reach only targets that link
- * them directly, and tests/CMakeLists.txt links fy_core alone. These weak stand-ins satisfy
- * the linker; the real client replaces them as soon as it is linked in. A unit test never
- * talks to a process manager: every stand-in fails. Include unit.h in one file per program. */
-#define UNIT_PMI_WEAK __attribute__((weak))
-UNIT_PMI_WEAK int fy_pmi_init(fy_pmi_t **pmi_p)
-{
-    (void)pmi_p;
-    return -1;
-}
-UNIT_PMI_WEAK int fy_pmi_rank(const fy_pmi_t *pmi)
-{
-    (void)pmi;
-    return 0;
-}
-UNIT_PMI_WEAK int fy_pmi_size(const fy_pmi_t *pmi)
-{
-    (void)pmi;
-    return 1;
-}
-UNIT_PMI_WEAK int fy_pmi_appnum(const fy_pmi_t *pmi)
-{
-    (void)pmi;
-    return 0;
-}
-UNIT_PMI_WEAK const char *fy_pmi_kvsname(const fy_pmi_t *pmi)
-{
-    (void)pmi;
-    return "unit";
-}
-UNIT_PMI_WEAK int fy_pmi_fence(fy_pmi_t *pmi)
-{
-    (void)pmi;
-    return -1;
-}
-UNIT_PMI_WEAK void fy_pmi_abort(fy_pmi_t *pmi, int code, const char *msg)
-{
-    (void)pmi;
-    (void)code;
-    (void)msg;
-}
-UNIT_PMI_WEAK int fy_pmi_finalize(fy_pmi_t *pmi)
-{
-    (void)pmi;
-    return -1;
-}
-UNIT_PMI_WEAK const char *fy_pmi_last_error(void)
-{
-    return "no process manager in a unit test";
-}
 
 #endif
