@@ -43,5 +43,7 @@ void fy_wait_req(fy_req_t *r);
 
 /* Tunables, read at init from the environment. */
 extern size_t fy_eager_max;
+extern bool fy_rndv_stream; /* rendezvous streams DATA through the ring instead of CMA */
+extern size_t fy_frag_max;  /* largest DATA fragment */
 
 #endif

@@ -46,7 +46,25 @@ int fy_p2p_init(void)
         fy_peers[i].ops = i == fy_rt.rank ? &fy_xport_self : &fy_xport_shm;
         fy_peers[i].max_payload = fy_peers[i].ops->max_payload();
     }
-    fy_eager_max = (size_t)fy_env_size("FERRY_EAGER_MAX", 16 * 1024);
+    int oversubscribed = fy_rt.size > online_cpus();
+    size_t ring_payload = fy_rt.size > 1 ? fy_xport_shm.max_payload() : 0;
+    /* Eager up to 64 KiB, or an eighth of a small ring, so that a burst of early messages
+     * does not fill it. */
+    size_t eager = 64 * 1024;
+    while (ring_payload && eager > 1024 && eager > ring_payload / 4)
+        eager /= 2;
+    fy_eager_max = (size_t)fy_env_size("FERRY_EAGER_MAX", (long)eager);
+    /* Rendezvous: stream through the ring (two copies, pipelined, at memcpy speed) when the
+     * ring is large and every rank has a core; else one process_vm_readv copy, which costs
+     * the sender no CPU. FERRY_RNDV=cma|stream overrides. */
+    const char *rv = getenv("FERRY_RNDV");
+    if (rv && strcmp(rv, "cma") == 0)
+        fy_rndv_stream = false;
+    else if (rv && strcmp(rv, "stream") == 0)
+        fy_rndv_stream = true;
+    else
+        fy_rndv_stream = !oversubscribed && ring_payload >= 256 * 1024;
+    fy_frag_max = (size_t)fy_env_size("FERRY_FRAG", 64 * 1024);
 
     /* Spinning pays only while every rank has a core; beyond that a spinning rank steals
      * the time its peer needs to produce what it waits for. The spin is a time, not a poll
@@ -57,7 +75,6 @@ int fy_p2p_init(void)
         fy_rt.wait_mode = FY_WAIT_SPIN;
     else if (w && strcmp(w, "block") == 0)
         fy_rt.wait_mode = FY_WAIT_BLOCK;
-    int oversubscribed = fy_rt.size > online_cpus();
     fy_rt.spin_ns = fy_env_size("FERRY_SPIN_US", oversubscribed ? 50 : 1000) * 1000;
     fy_rt.spin_yield = (int)fy_env_size("FERRY_YIELD", oversubscribed);
     if (fy_rt.wait_mode == FY_WAIT_BLOCK)

@@ -71,9 +71,13 @@ static void deliver_matched(fy_req_t *r, const fy_hdr_t *h, const void *payload)
         recv_finish(r, n);
         return;
     }
-    /* Rendezvous. */
+    /* Rendezvous: one remote copy, unless streaming is preferred (or the copy is refused). */
     fy_peer_t *p = &fy_peers[h->world_src];
-    int rc = n ? p->ops->get(h->world_src, h->addr, recv_target(r), n) : 0;
+    int rc = FY_XPORT_NOTSUP;
+    if (n == 0)
+        rc = 0;
+    else if (!fy_rndv_stream || p->ops == &fy_xport_self)
+        rc = p->ops->get(h->world_src, h->addr, recv_target(r), n);
     if (rc == 0) {
         fy_hdr_t fin = {.kind = FY_MSG_FIN, .sreq = h->sreq, .world_src = fy_rt.rank};
         fy_p2p_send_ctrl(h->world_src, &fin);

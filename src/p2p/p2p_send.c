@@ -10,6 +10,8 @@
 fy_peer_t *fy_peers;
 int fy_pending_total;
 size_t fy_eager_max;
+bool fy_rndv_stream;
+size_t fy_frag_max = 64 * 1024;
 
 void fy_bsend_release(fy_req_t *r);
 
@@ -83,6 +85,8 @@ static int stream_more(fy_req_t *r)
         size_t n = r->bytes - r->streamed;
         if (n > p->max_payload)
             n = p->max_payload;
+        if (n > fy_frag_max) /* smaller pieces keep both copies busy at once */
+            n = fy_frag_max;
         fy_hdr_t h = {.kind = FY_MSG_DATA,
                       .rreq = r->rreq,
                       .addr = r->streamed,

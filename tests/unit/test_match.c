@@ -375,7 +375,8 @@ static int big_pair(size_t n, int send_first)
 
 static int test_rendezvous(void)
 {
-    CHECK_EQ(fy_eager_max, 16 * 1024);
+    /* The default threshold is a tuning choice; the cases straddle whatever it is. */
+    CHECK(fy_eager_max >= 1024 && fy_eager_max < 100000);
     const size_t sizes[] = {fy_eager_max, fy_eager_max + 1, 1 << 20, (1 << 22) + 3};
     for (size_t i = 0; i < UNIT_COUNT(sizes); i++)
         for (int send_first = 0; send_first < 2; send_first++)

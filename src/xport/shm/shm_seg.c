@@ -20,21 +20,39 @@ static size_t round_up(size_t v, size_t a)
     return (v + a - 1) / a * a;
 }
 
-/* A ring per ordered pair costs n^2 rings, so the ring shrinks as the job grows: 128 KiB up
- * to 8 ranks, then a quarter of a 256 MiB budget per pair, never below 16 KiB. */
+/* A ring per ordered pair costs n^2 rings, so the ring shrinks as the job grows: 1 MiB while
+ * the rings fit in 64 MiB (up to 8 ranks), halving beyond, never below 16 KiB. Large rings
+ * pay: a rendezvous message streams through its ring at memcpy speed, 2-3x what a single
+ * process_vm_readv copy reaches here (docs/DESIGN.md). */
 static uint32_t pick_ring_bytes(int n)
 {
     long env = fy_env_size("FERRY_SHM_RING", 0);
-    uint32_t r = 128 * 1024;
+    uint32_t r = 1024 * 1024;
     if (env > 0) {
         r = 4096;
         while (r < (uint64_t)env && r < (1u << 30))
             r <<= 1;
         return r;
     }
-    while (r > 16 * 1024 && (uint64_t)r * n * n > (256ull << 20))
+    while (r > 16 * 1024 && (uint64_t)r * n * n > (64ull << 20))
         r >>= 1;
     return r;
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* Maps the pages of the rings this rank writes to or reads from now: otherwise the first lap
+ * through each ring takes a page fault every 4 KiB, most of the time of the first thousand
+ * small messages. Other ranks' rings are left alone. Best effort (Linux 5.14+). */
+static void populate_own_rings(fy_shm_t *s)
+{
+    for (int peer = 0; peer < s->n; peer++) {
+        madvise(fy_shm_ring(s->rank, peer), s->ring_stride, MADV_POPULATE_WRITE);
+        if (peer != s->rank)
+            madvise(fy_shm_ring(peer, s->rank), s->ring_stride, MADV_POPULATE_WRITE);
+    }
 }
 
 static void seg_name(char *buf, size_t len)
@@ -50,7 +68,8 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
     s->rank = rank;
     s->n = n;
     s->ring_bytes = pick_ring_bytes(n);
-    s->ring_stride = round_up(offsetof(fy_ring_t, data) + s->ring_bytes, FY_CACHELINE);
+    /* Page-aligned rings: each can be populated on its own (madvise wants page bounds). */
+    s->ring_stride = round_up(offsetof(fy_ring_t, data) + s->ring_bytes, 4096);
     size_t bells_off = round_up(sizeof(fy_shm_hdr_t), FY_CACHELINE);
     size_t rings_off = round_up(bells_off + sizeof(fy_bell_t) * n, 4096);
     s->bytes = rings_off + s->ring_stride * (size_t)n * n;
@@ -85,9 +104,7 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
             return fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: cannot open shared memory %s: %s", name,
                               strerror(errno));
     }
-    /* Populated at once: otherwise the first lap through each ring takes a page fault every
-     * 4 KiB, which is most of the time of the first thousand small messages. */
-    s->base = mmap(NULL, s->bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+    s->base = mmap(NULL, s->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (s->base == MAP_FAILED) {
         s->base = NULL;
@@ -103,6 +120,7 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
         s->hdr->magic = FY_SHM_MAGIC;
     }
     s->bell[rank].pid = (int32_t)getpid();
+    populate_own_rings(s);
     /* Everyone has mapped the segment after this fence: the name is no longer needed. */
     if (fy_pmi_fence(pmi) != 0)
         return fy_err_set(MPI_ERR_OTHER, "MPI_Init: process manager barrier failed: %s",
