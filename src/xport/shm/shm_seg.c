@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "fy_err.h"
@@ -23,8 +24,9 @@ static size_t round_up(size_t v, size_t a)
 /* A ring per ordered pair costs n^2 rings, so the ring shrinks as the job grows: 1 MiB while
  * the rings fit in 64 MiB (up to 8 ranks), halving beyond, never below 16 KiB. Large rings
  * pay: a rendezvous message streams through its ring at memcpy speed, 2-3x what a single
- * process_vm_readv copy reaches here (docs/DESIGN.md). */
-static uint32_t pick_ring_bytes(int n)
+ * process_vm_readv copy reaches here (docs/DESIGN.md). The rings also take at most half of
+ * what /dev/shm has free: a container's 64 MB /dev/shm must not end in SIGBUS. */
+static uint32_t pick_ring_bytes(int n, uint64_t shm_free)
 {
     long env = fy_env_size("FERRY_SHM_RING", 0);
     uint32_t r = 1024 * 1024;
@@ -34,9 +36,45 @@ static uint32_t pick_ring_bytes(int n)
             r <<= 1;
         return r;
     }
-    while (r > 16 * 1024 && (uint64_t)r * n * n > (64ull << 20))
+    uint64_t budget = 64ull << 20;
+    if (shm_free / 2 < budget)
+        budget = shm_free / 2;
+    while (r > 16 * 1024 && (uint64_t)r * n * n > budget)
         r >>= 1;
     return r;
+}
+
+static uint64_t shm_free_bytes(void)
+{
+    struct statvfs v;
+    if (statvfs("/dev/shm", &v) != 0)
+        return UINT64_MAX;
+    return (uint64_t)v.f_bavail * v.f_frsize;
+}
+
+/* Where everything lies for a ring size (the layout in shm_seg.h). */
+static void layout(fy_shm_t *s, uint32_t ring_bytes, size_t *bells_off, size_t *rings_off)
+{
+    s->ring_bytes = ring_bytes;
+    /* Page-aligned rings: each can be populated on its own (madvise wants page bounds). */
+    s->ring_stride = round_up(offsetof(fy_ring_t, data) + ring_bytes, 4096);
+    *bells_off = round_up(sizeof(fy_shm_hdr_t), FY_CACHELINE);
+    *rings_off = round_up(*bells_off + sizeof(fy_bell_t) * (size_t)s->n, 4096);
+    s->bytes = *rings_off + s->ring_stride * (size_t)s->n * (size_t)s->n;
+}
+
+static int map(fy_shm_t *s, int fd, size_t bells_off, size_t rings_off)
+{
+    s->base = mmap(NULL, s->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (s->base == MAP_FAILED) {
+        s->base = NULL;
+        return fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: cannot map %zu bytes of shared memory: %s",
+                          s->bytes, strerror(errno));
+    }
+    s->hdr = s->base;
+    s->bell = (fy_bell_t *)((char *)s->base + bells_off);
+    s->rings = (unsigned char *)s->base + rings_off;
+    return MPI_SUCCESS;
 }
 
 #ifndef MADV_POPULATE_WRITE
@@ -60,6 +98,64 @@ static void seg_name(char *buf, size_t len)
     snprintf(buf, len, "/fy-%s-shm", fy_rt.kvsname);
 }
 
+/* Rank 0 chooses the ring size, creates, sizes, maps and describes the segment before the
+ * first fence; the others read the description from it after that fence, so every rank agrees
+ * on the layout whatever it would have chosen itself. */
+static int create_segment(fy_shm_t *s, const char *name)
+{
+    size_t bells_off, rings_off;
+    uint64_t avail = shm_free_bytes();
+    layout(s, pick_ring_bytes(s->n, avail), &bells_off, &rings_off);
+    if (s->bytes > avail)
+        return fy_err_set(MPI_ERR_NO_MEM,
+                          "MPI_Init: /dev/shm has %llu KiB free; %d ranks need %zu KiB of shared "
+                          "memory (enlarge /dev/shm, or set FERRY_SHM_RING lower)",
+                          (unsigned long long)(avail >> 10), s->n, s->bytes >> 10);
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0 && errno == EEXIST) { /* left by a crashed job of the same name */
+        shm_unlink(name);
+        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    }
+    if (fd < 0)
+        return fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: cannot create shared memory %s: %s", name,
+                          strerror(errno));
+    int rc = MPI_SUCCESS;
+    if (ftruncate(fd, (off_t)s->bytes) != 0)
+        rc = fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: cannot size shared memory %s to %zu bytes: %s",
+                        name, s->bytes, strerror(errno));
+    if (rc == MPI_SUCCESS)
+        rc = map(s, fd, bells_off, rings_off);
+    close(fd);
+    if (rc != MPI_SUCCESS) {
+        shm_unlink(name);
+        return rc;
+    }
+    s->hdr->nranks = (uint32_t)s->n;
+    s->hdr->ring_bytes = s->ring_bytes;
+    s->hdr->magic = FY_SHM_MAGIC;
+    return MPI_SUCCESS;
+}
+
+static int open_segment(fy_shm_t *s, const char *name)
+{
+    int fd = shm_open(name, O_RDWR, 0600);
+    if (fd < 0)
+        return fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: cannot open shared memory %s: %s", name,
+                          strerror(errno));
+    fy_shm_hdr_t h;
+    if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h || h.magic != FY_SHM_MAGIC ||
+        h.nranks != (uint32_t)s->n || h.ring_bytes < 4096) {
+        close(fd);
+        return fy_err_set(MPI_ERR_INTERN, "MPI_Init: shared memory segment %s is not this job's",
+                          name);
+    }
+    size_t bells_off, rings_off;
+    layout(s, h.ring_bytes, &bells_off, &rings_off);
+    int rc = map(s, fd, bells_off, rings_off);
+    close(fd);
+    return rc;
+}
+
 int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
 {
     fy_shm_t *s = &fy_shm;
@@ -67,58 +163,18 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
     seg_name(name, sizeof name);
     s->rank = rank;
     s->n = n;
-    s->ring_bytes = pick_ring_bytes(n);
-    /* Page-aligned rings: each can be populated on its own (madvise wants page bounds). */
-    s->ring_stride = round_up(offsetof(fy_ring_t, data) + s->ring_bytes, 4096);
-    size_t bells_off = round_up(sizeof(fy_shm_hdr_t), FY_CACHELINE);
-    size_t rings_off = round_up(bells_off + sizeof(fy_bell_t) * n, 4096);
-    s->bytes = rings_off + s->ring_stride * (size_t)n * n;
-
     /* Before the first fence: every rank must be registered before any relies on it. */
     fy_shm_fence_init();
-    int fd;
-    if (rank == 0) {
-        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-        if (fd < 0 && errno == EEXIST) { /* left by a crashed job of the same name */
-            shm_unlink(name);
-            fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-        }
-        if (fd < 0)
-            return fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: cannot create shared memory %s: %s", name,
-                              strerror(errno));
-        if (ftruncate(fd, (off_t)s->bytes) != 0) {
-            int e = errno;
-            close(fd);
-            shm_unlink(name);
-            return fy_err_set(MPI_ERR_NO_MEM,
-                              "MPI_Init: cannot size shared memory %s to %zu bytes: %s", name,
-                              s->bytes, strerror(e));
-        }
-    }
-    if (fy_pmi_fence(pmi) != 0)
-        return fy_err_set(MPI_ERR_OTHER, "MPI_Init: process manager barrier failed: %s",
-                          fy_pmi_last_error());
-    if (rank != 0) {
-        fd = shm_open(name, O_RDWR, 0600);
-        if (fd < 0)
-            return fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: cannot open shared memory %s: %s", name,
-                              strerror(errno));
-    }
-    s->base = mmap(NULL, s->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (s->base == MAP_FAILED) {
-        s->base = NULL;
-        return fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: cannot map %zu bytes of shared memory: %s",
-                          s->bytes, strerror(errno));
-    }
-    s->hdr = s->base;
-    s->bell = (fy_bell_t *)((char *)s->base + bells_off);
-    s->rings = (unsigned char *)s->base + rings_off;
-    if (rank == 0) {
-        s->hdr->nranks = (uint32_t)n;
-        s->hdr->ring_bytes = s->ring_bytes;
-        s->hdr->magic = FY_SHM_MAGIC;
-    }
+    int rc = rank == 0 ? create_segment(s, name) : MPI_SUCCESS;
+    /* The fence happens even when creation failed, so that nobody waits for us forever; the
+     * others then fail to open the segment and say so. */
+    if (fy_pmi_fence(pmi) != 0 && rc == MPI_SUCCESS)
+        rc = fy_err_set(MPI_ERR_OTHER, "MPI_Init: process manager barrier failed: %s",
+                        fy_pmi_last_error());
+    if (rc == MPI_SUCCESS && rank != 0)
+        rc = open_segment(s, name);
+    if (rc != MPI_SUCCESS)
+        return rc;
     s->bell[rank].pid = (int32_t)getpid();
     populate_own_rings(s);
     /* Everyone has mapped the segment after this fence: the name is no longer needed. */
@@ -127,9 +183,6 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
                           fy_pmi_last_error());
     if (rank == 0)
         shm_unlink(name);
-    if (s->hdr->magic != FY_SHM_MAGIC || s->hdr->nranks != (uint32_t)n)
-        return fy_err_set(MPI_ERR_INTERN, "MPI_Init: shared memory segment %s is not this job's",
-                          name);
     fy_shm_cma_init();
     return MPI_SUCCESS;
 }
