@@ -60,83 +60,91 @@ __attribute__((visibility("default"))) int MPIR_Dup_fn(MPI_Comm oldcomm, int key
     return MPI_SUCCESS;
 }
 
-static int dtype(const char *fn, MPI_Datatype h, const fy_dtype_t **d)
+/* The queries of predefined datatypes, shared by the int, _x and _c forms (MPI_Aint and
+ * MPI_Count are the same type in this ABI). */
+static int type_size(const char *fn, MPI_Datatype h, MPI_Count *size)
 {
-    int rc = fy_api_dtype(fn, h, d);
-    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
+    const fy_dtype_t *d;
+    int rc = fy_api_dtype(fn, h, &d);
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(MPI_COMM_SELF, rc);
+    *size = d->size;
+    return MPI_SUCCESS;
+}
+
+static int type_extent(const char *fn, MPI_Datatype h, int true_extent, MPI_Count *lb,
+                       MPI_Count *extent)
+{
+    const fy_dtype_t *d;
+    int rc = fy_api_dtype(fn, h, &d);
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(MPI_COMM_SELF, rc);
+    *lb = d->lb;
+    if (!true_extent)
+        *extent = d->extent;
+    else /* pair types end with their index */
+        *extent = d->contig ? d->size : d->blk_off[1] + d->blk_len[1];
+    return MPI_SUCCESS;
 }
 
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
-    const fy_dtype_t *d;
-    int rc = dtype("MPI_Type_size", datatype, &d);
+    MPI_Count n = 0;
+    int rc = type_size("MPI_Type_size", datatype, &n);
     if (rc == MPI_SUCCESS)
-        *size = (int)d->size;
+        *size = (int)n;
     return rc;
 }
 
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
-    const fy_dtype_t *d;
-    int rc = dtype("MPI_Type_size_x", datatype, &d);
-    if (rc == MPI_SUCCESS)
-        *size = d->size;
-    return rc;
+    return type_size("MPI_Type_size_x", datatype, size);
+}
+
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
+{
+    return type_size("MPI_Type_size_c", datatype, size);
 }
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
-    const fy_dtype_t *d;
-    int rc = dtype("MPI_Type_get_extent", datatype, &d);
-    if (rc == MPI_SUCCESS) {
-        *lb = d->lb;
-        *extent = d->extent;
-    }
-    return rc;
+    return type_extent("MPI_Type_get_extent", datatype, 0, lb, extent);
 }
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
-    const fy_dtype_t *d;
-    int rc = dtype("MPI_Type_get_extent_x", datatype, &d);
-    if (rc == MPI_SUCCESS) {
-        *lb = d->lb;
-        *extent = d->extent;
-    }
-    return rc;
+    return type_extent("MPI_Type_get_extent_x", datatype, 0, lb, extent);
+}
+
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    return type_extent("MPI_Type_get_extent_c", datatype, 0, lb, extent);
 }
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
-    const fy_dtype_t *d;
-    int rc = dtype("MPI_Type_get_true_extent", datatype, &d);
-    if (rc == MPI_SUCCESS) {
-        *true_lb = d->lb;
-        *true_extent = d->contig ? d->size : d->blk_off[1] + d->blk_len[1];
-    }
-    return rc;
+    return type_extent("MPI_Type_get_true_extent", datatype, 1, true_lb, true_extent);
 }
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
-    MPI_Aint lb, ext;
-    int rc = PMPI_Type_get_true_extent(datatype, &lb, &ext);
-    if (rc == MPI_SUCCESS) {
-        *true_lb = lb;
-        *true_extent = ext;
-    }
-    return rc;
+    return type_extent("MPI_Type_get_true_extent_x", datatype, 1, true_lb, true_extent);
+}
+
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    return type_extent("MPI_Type_get_true_extent_c", datatype, 1, true_lb, true_extent);
 }
 
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
     const fy_dtype_t *d;
-    int rc = dtype("MPI_Type_get_name", datatype, &d);
-    if (rc == MPI_SUCCESS) {
-        strcpy(type_name, d->name);
-        *resultlen = (int)strlen(type_name);
-    }
-    return rc;
+    int rc = fy_api_dtype("MPI_Type_get_name", datatype, &d);
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(MPI_COMM_SELF, rc);
+    strcpy(type_name, d->name);
+    *resultlen = (int)strlen(type_name);
+    return MPI_SUCCESS;
 }
 
 /* Predefined communicator attributes. Values live here so the pointers stay valid. */
@@ -178,29 +186,4 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
     return PMPI_Comm_get_attr(comm, keyval, attribute_val, flag);
-}
-
-int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
-{
-    const fy_dtype_t *d;
-    int rc = dtype("MPI_Type_size_c", datatype, &d);
-    if (rc == MPI_SUCCESS)
-        *size = d->size;
-    return rc;
-}
-
-int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
-{
-    const fy_dtype_t *d;
-    int rc = dtype("MPI_Type_get_extent_c", datatype, &d);
-    if (rc == MPI_SUCCESS) {
-        *lb = d->lb;
-        *extent = d->extent;
-    }
-    return rc;
-}
-
-int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
-{
-    return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
 }

@@ -9,17 +9,9 @@ int fy_api_send_start(const char *fn, const void *buf, MPI_Aint count, MPI_Datat
     int rc = fy_api_p2p_args(fn, buf, count, dt, dest, tag, comm, 0, &c, &d);
     if (rc != MPI_SUCCESS)
         return rc;
-    fy_req_t *r = fy_req_alloc(FY_REQ_SEND);
+    fy_req_t *r = fy_req_new_p2p(FY_REQ_SEND, buf, count, d, dest, tag, c, FY_CTX_P2P(c), mode);
     if (!r)
         return fy_err_set(MPI_ERR_NO_MEM, "%s: out of memory for a request", fn);
-    r->buf = (void *)buf;
-    r->count = count;
-    r->dt = d;
-    r->peer = dest;
-    r->tag = tag;
-    r->comm = c;
-    r->ctx = FY_CTX_P2P(c);
-    r->mode = (uint8_t)mode;
     if (start && (rc = fy_api_start(r)) != MPI_SUCCESS) {
         fy_req_free(r);
         return rc;
@@ -36,16 +28,10 @@ int fy_api_recv_start(const char *fn, void *buf, MPI_Aint count, MPI_Datatype dt
     int rc = fy_api_p2p_args(fn, buf, count, dt, source, tag, comm, 1, &c, &d);
     if (rc != MPI_SUCCESS)
         return rc;
-    fy_req_t *r = fy_req_alloc(FY_REQ_RECV);
+    fy_req_t *r =
+        fy_req_new_p2p(FY_REQ_RECV, buf, count, d, source, tag, c, FY_CTX_P2P(c), FY_MODE_STANDARD);
     if (!r)
         return fy_err_set(MPI_ERR_NO_MEM, "%s: out of memory for a request", fn);
-    r->buf = buf;
-    r->count = count;
-    r->dt = d;
-    r->peer = source;
-    r->tag = tag;
-    r->comm = c;
-    r->ctx = FY_CTX_P2P(c);
     if (start && (rc = fy_api_start(r)) != MPI_SUCCESS) {
         fy_req_free(r);
         return rc;

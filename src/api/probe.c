@@ -111,15 +111,13 @@ static int mrecv_start(const char *fn, void *buf, MPI_Count count, MPI_Datatype 
         rc = fy_api_count(fn, count);
     if (rc != MPI_SUCCESS)
         return rc;
-    fy_req_t *r = fy_req_alloc(FY_REQ_RECV);
+    /* Peer, tag and context come from the matched message. */
+    fy_req_t *r =
+        fy_req_new_p2p(FY_REQ_RECV, buf, count, d, MPI_PROC_NULL, 0, NULL, 0, FY_MODE_STANDARD);
     if (!r)
         return fy_err_set(MPI_ERR_NO_MEM, "%s: out of memory for a request", fn);
-    r->buf = buf;
-    r->count = count;
-    r->dt = d;
     r->bytes = fy_dtype_bytes(d, count);
     if (*message == MPI_MESSAGE_NO_PROC) {
-        r->peer = MPI_PROC_NULL;
         fy_p2p_irecv(r);
     } else {
         fy_req_t *u = fy_req_get(*message);

@@ -361,24 +361,26 @@ static int count_of(const char *fn, const MPI_Status *status, MPI_Datatype datat
     return MPI_SUCCESS;
 }
 
-int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+/* The int forms: a count that does not fit an int is MPI_UNDEFINED. */
+static int count_int(const char *fn, const MPI_Status *status, MPI_Datatype datatype, int elements,
+                     int *count)
 {
-    MPI_Count c;
-    int rc = count_of("MPI_Get_count", status, datatype, 0, &c);
+    MPI_Count c = 0;
+    int rc = count_of(fn, status, datatype, elements, &c);
     if (rc != MPI_SUCCESS)
         return fy_err_raise_comm(MPI_COMM_SELF, rc);
     *count = c > 0x7fffffff ? MPI_UNDEFINED : (int)c;
     return MPI_SUCCESS;
 }
 
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    return count_int("MPI_Get_count", status, datatype, 0, count);
+}
+
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    MPI_Count c;
-    int rc = count_of("MPI_Get_elements", status, datatype, 1, &c);
-    if (rc != MPI_SUCCESS)
-        return fy_err_raise_comm(MPI_COMM_SELF, rc);
-    *count = c > 0x7fffffff ? MPI_UNDEFINED : (int)c;
-    return MPI_SUCCESS;
+    return count_int("MPI_Get_elements", status, datatype, 1, count);
 }
 
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)

@@ -3,19 +3,6 @@
 #include "fy_p2p.h"
 #include "fy_request.h"
 
-static void fill(fy_req_t *r, const void *buf, MPI_Aint count, const fy_dtype_t *dt, int peer,
-                 int tag, fy_comm_t *c)
-{
-    r->buf = (void *)buf;
-    r->count = count;
-    r->dt = dt;
-    r->peer = peer;
-    r->tag = tag;
-    r->comm = c;
-    r->ctx = FY_CTX_COLL(c);
-    r->mode = FY_MODE_STANDARD;
-}
-
 static int finish(fy_req_t *r)
 {
     fy_wait_req(r);
@@ -27,10 +14,10 @@ static int finish(fy_req_t *r)
 int fy_coll_send(const void *buf, MPI_Aint count, const fy_dtype_t *dt, int peer, int tag,
                  fy_comm_t *c)
 {
-    fy_req_t *r = fy_req_alloc(FY_REQ_SEND);
+    fy_req_t *r =
+        fy_req_new_p2p(FY_REQ_SEND, buf, count, dt, peer, tag, c, FY_CTX_COLL(c), FY_MODE_STANDARD);
     if (!r)
         return MPI_ERR_NO_MEM;
-    fill(r, buf, count, dt, peer, tag, c);
     int rc = fy_p2p_isend(r);
     if (rc != MPI_SUCCESS) {
         fy_req_free(r);
@@ -41,10 +28,10 @@ int fy_coll_send(const void *buf, MPI_Aint count, const fy_dtype_t *dt, int peer
 
 int fy_coll_recv(void *buf, MPI_Aint count, const fy_dtype_t *dt, int peer, int tag, fy_comm_t *c)
 {
-    fy_req_t *r = fy_req_alloc(FY_REQ_RECV);
+    fy_req_t *r =
+        fy_req_new_p2p(FY_REQ_RECV, buf, count, dt, peer, tag, c, FY_CTX_COLL(c), FY_MODE_STANDARD);
     if (!r)
         return MPI_ERR_NO_MEM;
-    fill(r, buf, count, dt, peer, tag, c);
     fy_p2p_irecv(r);
     return finish(r);
 }
@@ -52,12 +39,12 @@ int fy_coll_recv(void *buf, MPI_Aint count, const fy_dtype_t *dt, int peer, int 
 int fy_coll_sendrecv(const void *sbuf, MPI_Aint scount, int dst, void *rbuf, MPI_Aint rcount,
                      int src, const fy_dtype_t *dt, int tag, fy_comm_t *c)
 {
-    fy_req_t *rr = fy_req_alloc(FY_REQ_RECV);
-    fy_req_t *sr = fy_req_alloc(FY_REQ_SEND);
+    fy_req_t *rr = fy_req_new_p2p(FY_REQ_RECV, rbuf, rcount, dt, src, tag, c, FY_CTX_COLL(c),
+                                  FY_MODE_STANDARD);
+    fy_req_t *sr = fy_req_new_p2p(FY_REQ_SEND, sbuf, scount, dt, dst, tag, c, FY_CTX_COLL(c),
+                                  FY_MODE_STANDARD);
     if (!rr || !sr)
         return MPI_ERR_NO_MEM;
-    fill(rr, rbuf, rcount, dt, src, tag, c);
-    fill(sr, sbuf, scount, dt, dst, tag, c);
     fy_p2p_irecv(rr);
     int rc = fy_p2p_isend(sr);
     if (rc != MPI_SUCCESS)

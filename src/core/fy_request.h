@@ -65,6 +65,26 @@ void fy_req_free(fy_req_t *r);
 fy_req_t *fy_req_get(MPI_Request h); /* NULL when not a live request handle */
 void fy_req_pool_fini(void);
 
+/* A fresh request for one point-to-point operation as the user (or a collective) describes it;
+ * NULL when out of memory. */
+static inline fy_req_t *fy_req_new_p2p(fy_req_kind_t kind, const void *buf, MPI_Aint count,
+                                       const fy_dtype_t *dt, int peer, int tag, fy_comm_t *comm,
+                                       uint32_t ctx, fy_mode_t mode)
+{
+    fy_req_t *r = fy_req_alloc(kind);
+    if (r) {
+        r->buf = (void *)buf;
+        r->count = count;
+        r->dt = dt;
+        r->peer = peer;
+        r->tag = tag;
+        r->comm = comm;
+        r->ctx = ctx;
+        r->mode = (uint8_t)mode;
+    }
+    return r;
+}
+
 /* Set under MPI_THREAD_MULTIPLE: wakes this process's threads sleeping in a wait, since the
  * request one of them waits for may be completed by another thread. */
 extern void (*fy_req_wake_hook)(void);
