@@ -169,42 +169,56 @@ void fy_wait_req(fy_req_t *r)
         fy_wait_until(req_done, r);
 }
 
-/* Unexpected eager payloads: blocks of fy_eager_max bytes recycled through a free list, so
- * that a steady stream of early messages allocates nothing. Larger ones (possible only to
- * self) are plain malloc. */
+/* Unexpected eager payloads: blocks recycled through two free lists, small (up to 512 bytes,
+ * the common case of many early small messages) and eager-sized, so that a steady stream of
+ * early messages allocates nothing and a thousand early 8-byte messages do not pin a thousand
+ * eager-sized blocks. Larger ones (possible only to self) are plain malloc. */
 typedef struct ubuf {
     struct ubuf *next;
 } ubuf_t;
-static ubuf_t *ubuf_free;
+enum { UBUF_SMALL = 512 };
+static ubuf_t *ubuf_free[2]; /* [0] small, [1] eager-sized */
+
+static int ubuf_class(size_t len)
+{
+    return len > UBUF_SMALL;
+}
+static size_t ubuf_block(int cls)
+{
+    return cls == 0 ? UBUF_SMALL : (fy_eager_max > UBUF_SMALL ? fy_eager_max : UBUF_SMALL);
+}
 
 void *fy_ubuf_get(size_t len)
 {
-    if (len > fy_eager_max)
+    if (len > fy_eager_max && len > UBUF_SMALL)
         return malloc(len);
-    if (ubuf_free) {
-        ubuf_t *b = ubuf_free;
-        ubuf_free = b->next;
+    int cls = ubuf_class(len);
+    if (ubuf_free[cls]) {
+        ubuf_t *b = ubuf_free[cls];
+        ubuf_free[cls] = b->next;
         return b;
     }
-    return malloc(fy_eager_max < sizeof(ubuf_t) ? sizeof(ubuf_t) : fy_eager_max);
+    return malloc(ubuf_block(cls));
 }
 
 void fy_ubuf_put(void *p, size_t len)
 {
-    if (len > fy_eager_max) {
+    if (len > fy_eager_max && len > UBUF_SMALL) {
         free(p);
         return;
     }
+    int cls = ubuf_class(len);
     ubuf_t *b = p;
-    b->next = ubuf_free;
-    ubuf_free = b;
+    b->next = ubuf_free[cls];
+    ubuf_free[cls] = b;
 }
 
 void fy_ubuf_fini(void)
 {
-    while (ubuf_free) {
-        ubuf_t *b = ubuf_free;
-        ubuf_free = b->next;
-        free(b);
-    }
+    for (int cls = 0; cls < 2; cls++)
+        while (ubuf_free[cls]) {
+            ubuf_t *b = ubuf_free[cls];
+            ubuf_free[cls] = b->next;
+            free(b);
+        }
 }
