@@ -41,8 +41,8 @@ int fy_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t 
         for (int mask = 1; mask < pof2 && rc == MPI_SUCCESS; mask <<= 1) {
             int pn = newrank ^ mask;
             int partner = pn < rem ? pn * 2 + 1 : pn + rem;
-            rc = fy_coll_sendrecv(rbuf, count, partner, tmp, count, partner, dt, FY_TAG_ALLREDUCE,
-                                  c);
+            rc = fy_coll_sendrecv(rbuf, count, dt, partner, tmp, count, dt, partner,
+                                  FY_TAG_ALLREDUCE, c);
             if (rc == MPI_SUCCESS)
                 fy_op_apply(op, dt, tmp, rbuf, count);
         }

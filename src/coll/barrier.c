@@ -8,7 +8,7 @@ int fy_barrier(fy_comm_t *c)
     for (int k = 1; k < c->size; k <<= 1) {
         int to = (c->rank + k) % c->size;
         int from = (c->rank - k + c->size) % c->size;
-        int rc = fy_coll_sendrecv(NULL, 0, to, NULL, 0, from, byte, FY_TAG_BARRIER, c);
+        int rc = fy_coll_sendrecv(NULL, 0, byte, to, NULL, 0, byte, from, FY_TAG_BARRIER, c);
         if (rc != MPI_SUCCESS)
             return rc;
     }

@@ -1,5 +1,9 @@
 /* Blocking sends and receives for collective algorithms. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "fy_coll.h"
+#include "fy_err.h"
 #include "fy_p2p.h"
 #include "fy_request.h"
 
@@ -36,20 +40,68 @@ int fy_coll_recv(void *buf, MPI_Aint count, const fy_dtype_t *dt, int peer, int 
     return finish(r);
 }
 
-int fy_coll_sendrecv(const void *sbuf, MPI_Aint scount, int dst, void *rbuf, MPI_Aint rcount,
-                     int src, const fy_dtype_t *dt, int tag, fy_comm_t *c)
+int fy_coll_sendrecv(const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt, int dst, void *rbuf,
+                     MPI_Aint rcount, const fy_dtype_t *rdt, int src, int tag, fy_comm_t *c)
 {
-    fy_req_t *rr = fy_req_new_p2p(FY_REQ_RECV, rbuf, rcount, dt, src, tag, c, FY_CTX_COLL(c),
-                                  FY_MODE_STANDARD);
-    fy_req_t *sr = fy_req_new_p2p(FY_REQ_SEND, sbuf, scount, dt, dst, tag, c, FY_CTX_COLL(c),
-                                  FY_MODE_STANDARD);
-    if (!rr || !sr)
-        return MPI_ERR_NO_MEM;
-    fy_p2p_irecv(rr);
-    int rc = fy_p2p_isend(sr);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    int a = finish(sr);
-    int b = finish(rr);
-    return a != MPI_SUCCESS ? a : b;
+    fy_req_t *rr = fy_coll_irecv(rbuf, rcount, rdt, src, tag, c);
+    fy_req_t *sr = rr ? fy_coll_isend(sbuf, scount, sdt, dst, tag, c) : NULL;
+    fy_req_t *both[2] = {sr, rr};
+    int rc = fy_coll_waitall(both, 2);
+    return (rr && sr) ? rc : MPI_ERR_NO_MEM;
+}
+
+fy_req_t *fy_coll_isend(const void *buf, MPI_Aint count, const fy_dtype_t *dt, int peer, int tag,
+                        fy_comm_t *c)
+{
+    fy_req_t *r =
+        fy_req_new_p2p(FY_REQ_SEND, buf, count, dt, peer, tag, c, FY_CTX_COLL(c), FY_MODE_STANDARD);
+    if (r && fy_p2p_isend(r) != MPI_SUCCESS) {
+        fy_req_free(r);
+        r = NULL;
+    }
+    return r;
+}
+
+fy_req_t *fy_coll_irecv(void *buf, MPI_Aint count, const fy_dtype_t *dt, int peer, int tag,
+                        fy_comm_t *c)
+{
+    fy_req_t *r =
+        fy_req_new_p2p(FY_REQ_RECV, buf, count, dt, peer, tag, c, FY_CTX_COLL(c), FY_MODE_STANDARD);
+    if (r)
+        fy_p2p_irecv(r);
+    return r;
+}
+
+int fy_coll_waitall(fy_req_t **reqs, int n)
+{
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < n; i++)
+        if (reqs[i]) {
+            int e = finish(reqs[i]);
+            if (rc == MPI_SUCCESS)
+                rc = e;
+        }
+    return rc;
+}
+
+int fy_coll_copy(const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt, void *rbuf,
+                 MPI_Aint rcount, const fy_dtype_t *rdt)
+{
+    size_t bytes = fy_dtype_bytes(sdt, scount);
+    if (bytes > fy_dtype_bytes(rdt, rcount))
+        return fy_err_set(MPI_ERR_TRUNCATE, "collective: %zu bytes do not fit a receive of %zu",
+                          bytes, fy_dtype_bytes(rdt, rcount));
+    if (bytes == 0)
+        return MPI_SUCCESS;
+    if (sdt->contig && rdt->contig) {
+        memmove((char *)rbuf + rdt->lb, (const char *)sbuf + sdt->lb, bytes);
+        return MPI_SUCCESS;
+    }
+    void *tmp = malloc(bytes);
+    if (!tmp)
+        return fy_err_set(MPI_ERR_NO_MEM, "collective: out of memory for %zu bytes", bytes);
+    fy_dtype_pack(sdt, sbuf, scount, tmp);
+    fy_dtype_unpack(rdt, tmp, bytes, rbuf);
+    free(tmp);
+    return MPI_SUCCESS;
 }

@@ -1,0 +1,33 @@
+/* Gather(v), linear: the root posts one receive per rank and waits for all of them; every
+ * other rank sends once. p-1 messages converge on the root, each a single hop; on shared
+ * memory that beats a tree (which copies blocks again at every level) until the root's
+ * bandwidth saturates. The collectives issue adds the binomial tree for many small blocks. */
+#include <stdlib.h>
+
+#include "fy_coll.h"
+#include "fy_err.h"
+
+int fy_gatherv(const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt, void *rbuf,
+               MPI_Aint rcount, const MPI_Aint *rcounts, const MPI_Aint *displs,
+               const fy_dtype_t *rdt, int root, fy_comm_t *c)
+{
+    if (c->rank != root)
+        return fy_coll_send(sbuf, scount, sdt, root, FY_TAG_GATHER, c);
+    struct fy_req **reqs = calloc((size_t)c->size, sizeof *reqs);
+    if (!reqs)
+        return fy_err_set(MPI_ERR_NO_MEM, "MPI_Gather: out of memory");
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < c->size; i++) {
+        char *at = (char *)rbuf + fy_coll_displ(rcount, displs, i) * rdt->extent;
+        MPI_Aint n = fy_coll_count(rcount, rcounts, i);
+        if (i == root) {
+            if (sbuf != MPI_IN_PLACE)
+                rc = fy_coll_copy(sbuf, scount, sdt, at, n, rdt);
+        } else if (!(reqs[i] = fy_coll_irecv(at, n, rdt, i, FY_TAG_GATHER, c))) {
+            rc = fy_err_set(MPI_ERR_NO_MEM, "MPI_Gather: out of memory");
+        }
+    }
+    int w = fy_coll_waitall(reqs, c->size);
+    free(reqs);
+    return rc != MPI_SUCCESS ? rc : w;
+}
