@@ -34,7 +34,7 @@ install: all
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 bench: all
-	bench/run.sh $(BUILD)
+	QUICK="$(QUICK)" BASELINE="$(BASELINE)" bench/run.sh $(BUILD)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

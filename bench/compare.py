@@ -1,15 +1,21 @@
 #!/usr/bin/env python3
-"""Turn bench/run.sh's results.csv into a Markdown comparison report.
+"""Turn bench/run.sh's results.csv into results.json and a Markdown report.
 
-usage: compare.py --csv results.csv [--meta meta.txt] [--timeout 120]
+usage: compare.py --csv results.csv [--meta meta.txt] [--json results.json]
+                  [--report report.md] [--baseline old/results.json]
+       compare.py --from-json results.json [--report report.md] [--baseline old.json]
 
-Per benchmark, rank count and message size the report shows the median over
-repetitions of each implementation, its spread, and the ratios Ferry/MPICH
-and Ferry/Open MPI of the medians. Python 3 standard library only.
+Per (benchmark, ranks, size) the report shows the median over repetitions of each
+implementation, its spread, the ratios Ferry/MPICH and Ferry/Open MPI of the
+medians (with the direction of "better" stated per table), the numbers as a share
+of the physical limits measured by bench/limits.c, the applications' speedups over
+1 rank, a loud marker for every failed verification and, with --baseline, the
+regressions against an older run. Python 3 standard library only.
 """
 
 import argparse
 import csv
+import json
 import math
 import statistics
 import sys
@@ -17,32 +23,146 @@ from collections import defaultdict
 
 IMPLS = [("ferry", "Ferry"), ("mpich", "MPICH"), ("openmpi", "Open MPI")]
 PEERS = [("mpich", "MPICH"), ("openmpi", "Open MPI")]
+LOWER_BETTER = {"us": True, "s": True, "ns": True, "MBps": False, "msgps": False, "GBps": False}
+UNIT_TEXT = {"us": "µs", "s": "s", "ns": "ns", "MBps": "MB/s", "msgps": "msg/s", "GBps": "GB/s"}
+# Extra keys that name a variant of a benchmark (e.g. gauss -p rows): part of its name.
+VARIANT_KEYS = ("p", "partition", "variant", "alg", "algorithm")
+NOISE_FLOOR = 0.05  # a change below 5 % is never called a regression
 
-SECTIONS = {
-    "latency": dict(
-        title="Latency: blocking ping-pong, one-way, µs",
-        unit="µs",
-        lower_better=True,
-        how="Ranks 0 and 1 bounce a message with MPI_Send/MPI_Recv; one-way latency "
-        "= round trip / 2.",
-    ),
-    "bandwidth": dict(
-        title="Bandwidth: unidirectional, window of 64, MB/s",
-        unit="MB/s",
-        lower_better=False,
-        how="Rank 0 keeps 64 MPI_Isend in flight to 64 pre-posted MPI_Irecv on rank 1, "
-        "then waits for a 4-byte ack; 1 MB = 10^6 bytes.",
-    ),
-    "ring": dict(
-        title="Ring: token around all ranks, µs per hop",
-        unit="µs per hop",
-        lower_better=True,
-        how="Each rank receives the token from its left neighbour and sends it to its "
-        "right one. Compared: µs per hop of the median of 20 batches of laps; the last "
-        "columns give the mean (total time / (laps × ranks)) and the laps done. Laps are "
-        "cut short by a time budget for slow implementations, so compare per-hop times.",
-    ),
+DESCRIPTIONS = {
+    "latency": "Blocking ping-pong between ranks 0 and 1 (bench/latency.c); one-way = round trip / 2.",
+    "bandwidth": "Rank 0 keeps 64 MPI_Isend in flight to 64 pre-posted MPI_Irecv on rank 1, then "
+                 "waits for a 4-byte ack (bench/bandwidth.c); 1 MB = 10^6 bytes.",
+    "ring": "A token passed around all ranks (bench/ring.c); µs per hop of the median batch of laps.",
 }
+
+
+# --- loading -------------------------------------------------------------------------
+
+def num(s):
+    try:
+        v = float(s)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def size_key(s):
+    v = num(s)
+    return (0, v, "") if v is not None else (1, 0, str(s))
+
+
+def read_meta(path):
+    meta = {}
+    if path:
+        try:
+            with open(path, encoding="utf-8") as f:
+                for line in f:
+                    key, sep, value = line.rstrip("\n").partition("=")
+                    if sep:
+                        meta[key] = value.strip()
+        except OSError:
+            pass
+    return meta
+
+
+def parse_extra(text):
+    out = {}
+    for part in (text or "").split(";"):
+        k, sep, v = part.partition("=")
+        if sep:
+            out[k] = v
+    return out
+
+
+def aggregate(rows):
+    """Groups CSV rows into one record per (impl, bench, ranks, np, size)."""
+    groups = {}
+    runs = defaultdict(set)  # (impl, program, np) -> reps attempted
+    run_fail = defaultdict(lambda: defaultdict(set))  # (impl, program, np) -> status -> reps
+    for r in rows:
+        impl, program, np = r["impl"], r["program"], int(r["np"])
+        runs[(impl, program, np)].add(r["rep"])
+        if r["size"] == "*":
+            run_fail[(impl, program, np)][r["status"]].add(r["rep"])
+            continue
+        extra = parse_extra(r.get("extra"))
+        bench = r["bench"]
+        for k in VARIANT_KEYS:
+            if k in extra:
+                bench = f"{bench}.{extra[k]}"
+        key = (impl, bench, int(float(r["ranks"] or np)), np, r["size"])
+        g = groups.setdefault(key, dict(impl=impl, bench=bench, program=program,
+                                        ranks=key[2], np=np, size=r["size"], unit=r["unit"],
+                                        values=[], statuses=[], extra=[]))
+        g["statuses"].append(r["status"])
+        if r["status"] == "ok" and num(r["value"]) is not None:
+            g["values"].append(num(r["value"]))
+        g["extra"].append(extra)
+    results = []
+    for g in groups.values():
+        vals = g["values"]
+        g["reps_tried"] = len(runs.get((g["impl"], g["program"], g["np"]), ())) or 1
+        if vals:
+            med = statistics.median(vals)
+            g["median"] = med
+            g["min"], g["max"] = min(vals), max(vals)
+            g["spread"] = (max(vals) - min(vals)) / med if med else 0.0
+        if "FAILED" in g["statuses"]:
+            g["status"] = "FAILED"
+        elif vals:
+            g["status"] = "ok"
+        elif "unsupported" in g["statuses"]:
+            g["status"] = "unsupported"
+        else:
+            g["status"] = g["statuses"][0] if g["statuses"] else "missing"
+        results.append(g)
+    failures = [dict(impl=i, program=p, np=n, status=s, reps=sorted(reps))
+                for (i, p, n), st in run_fail.items() for s, reps in st.items()]
+    return results, failures
+
+
+def build_json(rows, meta):
+    results, failures = aggregate(rows)
+    limits = {"memcpy_GBps": {}, "cacheline_ns": None}
+    phys = [g for g in results if g["bench"].startswith("phys.")]
+    for g in phys:
+        if g["bench"] == "phys.memcpy" and "median" in g:
+            limits["memcpy_GBps"][str(int(float(g["size"])))] = g["median"]
+        if g["bench"] == "phys.cacheline" and "median" in g:
+            limits["cacheline_ns"] = g["median"]
+            limits["cacheline_best_ns"] = num(g["extra"][0].get("best")) if g["extra"] else None
+            limits["cacheline_pinned"] = g["extra"][0].get("pinned") if g["extra"] else None
+    return dict(meta=meta, limits=limits, failures=failures,
+                results=[g for g in results if not g["bench"].startswith("phys.")], rows=rows)
+
+
+# --- formatting ----------------------------------------------------------------------
+
+def human_size(s, unit):
+    v = num(s)
+    if v is None or unit == "s" or v != int(v):
+        return str(s)
+    n = int(v)
+    for name, shift in (("MiB", 20), ("KiB", 10)):
+        if n >= (1 << shift) and n % (1 << shift) == 0:
+            return f"{n >> shift} {name}"
+    return f"{n} B"
+
+
+def fmt(v):
+    a = abs(v)
+    if a >= 1000:
+        return f"{v:,.0f}"
+    if a >= 100:
+        return f"{v:.1f}"
+    if a >= 10:
+        return f"{v:.2f}"
+    return f"{v:.3f}"
+
+
+def fmt_ratio(r):
+    return f"{r:.2f}" if r >= 0.1 else f"{r:.2g}"
 
 
 def convention(lower_better):
@@ -50,205 +170,436 @@ def convention(lower_better):
         return ("**Lower is better.** Ratio = Ferry / peer: **< 1 means Ferry is faster**, "
                 "> 1 means Ferry is slower.")
     return ("**Higher is better.** Ratio = Ferry / peer: **> 1 means Ferry is faster**, "
-            "< 1 means Ferry is slower (the reverse of the latency tables).")
+            "< 1 means Ferry is slower (the reverse of the time tables).")
 
 
-def human_size(n):
-    for unit, shift in (("MiB", 20), ("KiB", 10)):
-        if n >= (1 << shift) and n % (1 << shift) == 0:
-            return f"{n >> shift} {unit}"
-    return f"{n} B"
+class Report:
+    def __init__(self, data):
+        self.data = data
+        self.meta = data["meta"]
+        self.limits = data["limits"]
+        self.by_key = {}
+        self.tables = defaultdict(set)  # (bench, ranks, np) -> sizes
+        self.unit = {}
+        self.program = {}
+        for g in data["results"]:
+            self.by_key[(g["impl"], g["bench"], g["ranks"], g["np"], g["size"])] = g
+            self.tables[(g["bench"], g["ranks"], g["np"])].add(g["size"])
+            self.unit[g["bench"]] = g["unit"] or self.unit.get(g["bench"], "")
+            self.program[g["bench"]] = g["program"]
+        self.fail = defaultdict(dict)
+        for f in data["failures"]:
+            self.fail[(f["impl"], f["program"], f["np"])][f["status"]] = f["reps"]
+        self.out = []
 
+    def impl_ok(self, impl):
+        return self.meta.get(f"status_{impl}", "ok").startswith("ok")
 
-def fmt(v):
-    if v >= 1000:
-        return f"{v:.0f}"
-    if v >= 100:
-        return f"{v:.1f}"
-    if v >= 10:
-        return f"{v:.2f}"
-    return f"{v:.3f}"
+    def median(self, impl, bench, ranks, np, size):
+        g = self.by_key.get((impl, bench, ranks, np, size))
+        return g.get("median") if g else None
 
-
-def fmt_ratio(r):
-    """Two decimals, or two significant digits for ratios far below 1 (0.0013)."""
-    return f"{r:.2f}" if r >= 0.1 else f"{r:.2g}"
-
-
-def read_meta(path):
-    meta = {}
-    if not path:
-        return meta
-    try:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                key, sep, value = line.rstrip("\n").partition("=")
-                if sep:
-                    meta[key] = value
-    except OSError:
-        pass
-    return meta
-
-
-class Results:
-    def __init__(self, rows):
-        self.values = defaultdict(list)  # (impl, bench, ranks, size) -> [value]
-        self.laps = defaultdict(list)  # same key -> [laps]
-        self.mean_hop = defaultdict(list)  # same key -> [total time / (laps * ranks), µs]
-        self.bad = defaultdict(lambda: defaultdict(set))  # (impl, bench, ranks) -> status -> reps
-        self.reps = defaultdict(set)  # (impl, bench, ranks) -> reps attempted
-        self.configs = set()  # (bench, ranks)
-        self.sizes = defaultdict(set)  # (bench, ranks) -> sizes
-        for r in rows:
-            bench, ranks, impl = r["benchmark"], int(r["ranks"]), r["impl"]
-            self.configs.add((bench, ranks))
-            self.reps[(impl, bench, ranks)].add(r["rep"])
-            if r["status"] != "ok":
-                self.bad[(impl, bench, ranks)][r["status"]].add(r["rep"])
-                continue
-            size = int(r["size_bytes"])
-            self.sizes[(bench, ranks)].add(size)
-            self.values[(impl, bench, ranks, size)].append(float(r["value"]))
-            if r.get("laps"):
-                laps = int(r["laps"])
-                self.laps[(impl, bench, ranks, size)].append(laps)
-                if r.get("total_s") and laps > 0:
-                    mean = float(r["total_s"]) * 1e6 / (laps * ranks)
-                    self.mean_hop[(impl, bench, ranks, size)].append(mean)
-
-    def median(self, impl, bench, ranks, size):
-        vals = self.values.get((impl, bench, ranks, size))
-        return statistics.median(vals) if vals else None
-
-    def cell(self, impl, bench, ranks, size, meta, timeout):
-        status = meta.get(f"status_{impl}", "ok" if self.reps.get((impl, bench, ranks)) else "n/a")
-        if not status.startswith("ok"):
+    def cell(self, impl, bench, ranks, np, size):
+        if not self.impl_ok(impl):
             return "n/a"
-        vals = self.values.get((impl, bench, ranks, size), [])
-        tried = len(self.reps.get((impl, bench, ranks), ()))
-        if vals:
-            med = statistics.median(vals)
-            text = fmt(med)
-            if len(vals) >= 2 and med > 0:
-                spread = (max(vals) - min(vals)) / 2 / med * 100
-                text += f" ±{spread:.0f}%" if spread < 1000 else " ±>999%"
-            if len(vals) < tried:
-                text += f" ({len(vals)}/{tried} runs)"
+        g = self.by_key.get((impl, bench, ranks, np, size))
+        if g and g["status"] == "FAILED":
+            text = "**!! FAILED !!**"
+            if "median" in g:
+                text += f" ({fmt(g['median'])})"
             return text
-        bad = self.bad.get((impl, bench, ranks), {})
-        if bad.get("timeout"):
-            return f"timeout (>{timeout} s)"
-        if bad.get("fail"):
-            return "failed"
-        return "n/a" if not tried else "–"
+        if g and "median" in g:
+            text = fmt(g["median"])
+            if len(g["values"]) >= 2 and g["median"] > 0:
+                half = g["spread"] * 50
+                text += f" ±{half:.0f}%" if half < 1000 else " ±>999%"
+            if len(g["values"]) < g["reps_tried"]:
+                text += f" ({len(g['values'])}/{g['reps_tried']} runs)"
+            return text
+        if g and g["status"] == "unsupported":
+            return "unsupported"
+        bad = self.fail.get((impl, self.program.get(bench, bench), np), {})
+        if "timeout" in bad:
+            return f"timeout (>{self.meta.get('timeout', '?')} s)"
+        if bad:
+            return "run failed"
+        return "–"
 
+    def limit_text(self, impl, bench, ranks, np, size, unit):
+        med = self.median(impl, bench, ranks, np, size)
+        v = num(size)
+        if med is None or v is None or med <= 0:
+            return "–"
+        cl = self.limits.get("cacheline_ns")
+        if unit == "us" and cl and v <= 1024:
+            return f"×{med * 1000 / cl:.1f}"
+        if unit == "MBps" and v >= 1024 and self.limits.get("memcpy_GBps"):
+            table = {int(k): x for k, x in self.limits["memcpy_GBps"].items()}
+            below = [k for k in table if k <= v]
+            ref = table[max(below)] if below else table[min(table)]
+            return f"{med / (ref * 1000) * 100:.0f}%"
+        return "–"
 
-def ratio(a, b):
-    if a is None or b is None or b == 0:
-        return None
-    return a / b
+    def geomeans(self, bench, ranks, np):
+        logs = {p: [] for p, _ in PEERS}
+        for size in self.tables[(bench, ranks, np)]:
+            f = self.median("ferry", bench, ranks, np, size)
+            for p, _ in PEERS:
+                o = self.median(p, bench, ranks, np, size)
+                if f and o and f > 0 and o > 0:
+                    logs[p].append(math.log(f / o))
+        return {p: (math.exp(sum(v) / len(v)) if v else None) for p, v in logs.items()}
 
+    def title(self, bench, ranks, np):
+        ncpu = int(self.meta.get("cpus", "0") or 0)
+        t = f"{bench}, {ranks} rank{'s' if ranks != 1 else ''}"
+        if np != ranks:
+            t += f" (job of {np})"
+        if ncpu and np > ncpu:
+            t += f" — oversubscribed ({np} ranks on {ncpu} cores)"
+        return t
 
-def section(out, res, bench, ranks, meta, timeout, ncpu):
-    spec = SECTIONS[bench]
-    title = spec["title"]
-    if bench == "ring":
-        over = f" — oversubscribed ({ranks} ranks on {ncpu} cores)" if ncpu and ranks > ncpu else ""
-        title = f"{title}, {ranks} ranks{over}"
-    else:
-        title = f"{title}, {ranks} ranks"
-    out.append(f"## {title}\n")
-    out.append(spec["how"] + "\n")
-    out.append(convention(spec["lower_better"]) + "\n")
-    head = ["size"] + [name for _, name in IMPLS] + [f"Ferry/{name}" for _, name in PEERS]
-    if bench == "ring":
-        names = " / ".join(name for _, name in IMPLS)
-        head += [f"mean µs/hop ({names})", f"laps done ({names})"]
-    out.append("| " + " | ".join(head) + " |")
-    out.append("|" + "|".join(["---:"] * len(head)) + "|")
-    sizes = sorted(res.sizes.get((bench, ranks), ()))
-    logs = {peer: [] for peer, _ in PEERS}
-    if not sizes:
-        row = ["–"] + [res.cell(i, bench, ranks, -1, meta, timeout) for i, _ in IMPLS]
-        row += ["–"] * len(PEERS) + (["–", "–"] if bench == "ring" else [])
-        out.append("| " + " | ".join(row) + " |")
-    for size in sizes:
-        row = [human_size(size)]
-        row += [res.cell(i, bench, ranks, size, meta, timeout) for i, _ in IMPLS]
-        ferry = res.median("ferry", bench, ranks, size)
-        for peer, _ in PEERS:
-            r = ratio(ferry, res.median(peer, bench, ranks, size))
-            row.append(fmt_ratio(r) if r is not None else "–")
-            if r is not None and r > 0:
-                logs[peer].append(math.log(r))
-        if bench == "ring":
-            means, laps = [], []
-            for impl, _ in IMPLS:
-                v = res.mean_hop.get((impl, bench, ranks, size))
-                means.append(fmt(statistics.median(v)) if v else "–")
-                v = res.laps.get((impl, bench, ranks, size))
-                laps.append(f"{statistics.median(v):.0f}" if v else "–")
-            row += [" / ".join(means), " / ".join(laps)]
-        out.append("| " + " | ".join(row) + " |")
-    if any(logs.values()) and len(sizes) > 1:
-        row = ["**geomean**"] + [""] * len(IMPLS)
-        for peer, _ in PEERS:
-            v = logs[peer]
-            row.append(f"**{fmt_ratio(math.exp(sum(v) / len(v)))}**" if v else "–")
-        if bench == "ring":
-            row += ["", ""]
-        out.append("| " + " | ".join(row) + " |")
-    out.append("")
+    def order(self):
+        def k(t):
+            bench, ranks, np = t
+            prog = self.program.get(bench, "")
+            grp = {"latency": 0, "bandwidth": 1, "ring": 2, "imb": 3}.get(prog, 4)
+            return (grp, bench.lower(), ranks, np)
+        return sorted(self.tables, key=k)
+
+    def is_app(self, bench):
+        return self.program.get(bench, "").startswith("apps/")
+
+    # --- sections --------------------------------------------------------------------
+
+    def header(self):
+        m, o = self.meta, self.out
+        o.append("# Ferry benchmark report\n")
+        o.append(f"Run {m.get('date', '?')} on `{m.get('host', '?')}`: {m.get('cpu_model', '?')}, "
+                 f"{m.get('cpus', '?')} cores, {m.get('memory', '?')} memory, {m.get('kernel', '?')}. "
+                 f"Repo commit `{m.get('commit', '?')}`; {m.get('reps', '?')} repetitions per run"
+                 f"{' (QUICK mode)' if m.get('quick') == '1' else ''}, implementations alternating "
+                 f"for every (program, rank count), each run limited to {m.get('timeout', '?')} s"
+                 f"{', total ' + m['wall_s'] + ' s' if m.get('wall_s') else ''}.\n")
+        if m.get("skipped_budget", "0") not in ("", "0"):
+            o.append(f"**The time budget of {m.get('budget')} s was spent: {m['skipped_budget']} "
+                     "runs (the tail of the last repetitions) were not started**, so some cells "
+                     "have fewer repetitions than others.\n")
+        o.append(f"Load average (1/5/15 min) at start: {m.get('load_start', '?')}, at end: "
+                 f"{m.get('load_end', '?')}. On this {m.get('cpus', '?')}-core machine anything "
+                 "well above 0 means other work shared the cores and the numbers are noisier.\n")
+        o.append("| implementation | status | version | library |")
+        o.append("|---|---|---|---|")
+        for impl, name in IMPLS:
+            lib = " ".join(m.get(f"library_{impl}", "").replace("|", "/").split())
+            o.append(f"| {name} | {m.get(f'status_{impl}', 'n/a')} | "
+                     f"{m.get(f'version_{impl}', '')} | {lib} |")
+        if m.get("ferry_libmpi"):
+            o.append(f"\nFerry binaries resolve `{m['ferry_libmpi'].strip()}`.")
+        builds = [f"{k[10:]}" for k in m if k.startswith("buildfail_")]
+        if builds:
+            o.append("\nPrograms that did not build (skipped): " + ", ".join(sorted(builds)) + ".")
+        o.append("")
+        o.append("Each cell is the **median** over repetitions; ±x% is half the min–max range "
+                 "relative to the median (ratios closer to 1 than that are noise). "
+                 "\"(k/n runs)\" means only k of n runs produced the number. Ratios are Ferry's "
+                 "median divided by the peer's; every table says which way is better.\n")
+
+    def failures(self):
+        failed = [g for g in self.data["results"] if g["status"] == "FAILED"]
+        runs = [f for f in self.data["failures"] if f["impl"] != "none"]
+        if not failed and not runs:
+            return
+        o = self.out
+        if failed:
+            o.append("## !! FAILED VERIFICATION !!\n")
+            o.append("These measurements printed `status=FAILED`: the program received wrong data "
+                     "or computed a wrong answer, so their numbers mean nothing.\n")
+            for g in sorted(failed, key=lambda g: (g["impl"], g["bench"], g["ranks"])):
+                o.append(f"- **FAILED**: {dict(IMPLS).get(g['impl'], g['impl'])} `{g['bench']}` "
+                         f"ranks={g['ranks']} size={g['size']} "
+                         f"({g['statuses'].count('FAILED')}/{len(g['statuses'])} runs)")
+            o.append("")
+        if runs:
+            o.append("## Runs that failed or timed out\n")
+            for f in sorted(runs, key=lambda f: (f["impl"], f["program"], f["np"])):
+                o.append(f"- {dict(IMPLS).get(f['impl'], f['impl'])} `{f['program']}` -n {f['np']}: "
+                         f"{f['status']} in repetition(s) {', '.join(f['reps'])} (see logs/)")
+            o.append("")
+
+    def summary(self):
+        o = self.out
+        o.append("## Summary: Ferry against its peers\n")
+        o.append("Geometric mean over all sizes of Ferry's median / the peer's median. "
+                 "**For µs and s (time) lower is better: < 1 means Ferry is faster. For MB/s and "
+                 "msg/s higher is better: > 1 means Ferry is faster.** The verdict column reads the "
+                 "ratio for you.\n")
+        o.append("| benchmark | ranks | unit | better | Ferry/MPICH | Ferry/Open MPI | verdict | notes |")
+        o.append("|---|---:|---|---|---:|---:|---|---|")
+        for bench, ranks, np in self.order():
+            if self.is_app(bench):
+                continue
+            unit = self.unit.get(bench, "")
+            lower = LOWER_BETTER.get(unit, True)
+            gm = self.geomeans(bench, ranks, np)
+            cells, verdicts = [], []
+            for p, name in PEERS:
+                r = gm[p]
+                cells.append(fmt_ratio(r) if r else "–")
+                if r:
+                    faster = (r < 1) if lower else (r > 1)
+                    factor = max(r, 1 / r)
+                    verdicts.append(f"{'faster' if faster else 'slower'} than {name} ×{factor:.2f}")
+            notes = []
+            for impl, name in IMPLS:
+                sts = [self.by_key[k]["status"] for k in self.by_key
+                       if k[0] == impl and k[1:4] == (bench, ranks, np)]
+                if "FAILED" in sts:
+                    notes.append(f"**{name} FAILED**")
+                elif sts and all(s == "unsupported" for s in sts):
+                    notes.append(f"{name} unsupported")
+                bad = self.fail.get((impl, self.program.get(bench, bench), np), {})
+                if "timeout" in bad:
+                    notes.append(f"{name} timeout")
+            rk = f"{ranks}" + (f" (of {np})" if np != ranks else "")
+            o.append(f"| {bench} | {rk} | {UNIT_TEXT.get(unit, unit)} | "
+                     f"{'lower' if lower else 'higher'} | {cells[0]} | {cells[1]} | "
+                     f"{'; '.join(verdicts) or '–'} | {', '.join(notes)} |")
+        apps = self.app_benches()
+        if apps:
+            o.append("")
+            o.append("Applications (time in s, lower is better; geomean over rank counts of Ferry/peer):\n")
+            o.append("| application | Ferry/MPICH | Ferry/Open MPI | best Ferry speedup (ranks) |")
+            o.append("|---|---:|---:|---|")
+            for bench, size in apps:
+                logs = {p: [] for p, _ in PEERS}
+                for ranks, np in self.app_ranks(bench, size):
+                    f = self.median("ferry", bench, ranks, np, size)
+                    for p, _ in PEERS:
+                        v = self.median(p, bench, ranks, np, size)
+                        if f and v and f > 0 and v > 0:
+                            logs[p].append(math.log(f / v))
+                gm = [fmt_ratio(math.exp(sum(v) / len(v))) if v else "–" for v in logs.values()]
+                sp = self.speedups("ferry", bench, size)
+                best = max(sp.items(), key=lambda kv: kv[1]) if sp else None
+                o.append(f"| {bench} (size {size}) | {gm[0]} | {gm[1]} | "
+                         f"{f'{best[1]:.2f} ({best[0]})' if best else '–'} |")
+        o.append("")
+
+    def physical(self):
+        L, o = self.limits, self.out
+        if not L.get("memcpy_GBps") and not L.get("cacheline_ns"):
+            return
+        o.append("## Physical limits of this machine (bench/limits.c, no MPI)\n")
+        if L.get("cacheline_ns"):
+            pin = "" if L.get("cacheline_pinned") == "1" else " (threads NOT pinned)"
+            o.append(f"Cache line bounced between CPU 0 and CPU 1{pin}: **{L['cacheline_ns']:.1f} ns** "
+                     f"one way (median batch; best {L.get('cacheline_best_ns') or 0:.1f} ns). "
+                     "A shared-memory MPI message needs at least one such transfer each way; "
+                     "the latency tables give small-message times as a multiple (×) of it.\n")
+        if L.get("memcpy_GBps"):
+            sizes = sorted(L["memcpy_GBps"], key=int)
+            o.append("Single-thread memcpy bandwidth, GB/s (higher is better); the bandwidth tables "
+                     "give MB/s as a % of it at the same size (a single-copy transport can reach "
+                     "~100 %, a copy-in/copy-out one about 50 %; cached small sizes can exceed it):\n")
+            o.append("| " + " | ".join(human_size(s, "B") for s in sizes) + " |")
+            o.append("|" + "|".join(["---:"] * len(sizes)) + "|")
+            o.append("| " + " | ".join(f"{L['memcpy_GBps'][s]:.1f}" for s in sizes) + " |")
+        o.append("")
+
+    def table(self, bench, ranks, np):
+        o = self.out
+        unit = self.unit.get(bench, "")
+        lower = LOWER_BETTER.get(unit, True)
+        o.append(f"### {self.title(bench, ranks, np)}, {UNIT_TEXT.get(unit, unit)}\n")
+        if bench in DESCRIPTIONS:
+            o.append(DESCRIPTIONS[bench] + "\n")
+        o.append(convention(lower) + "\n")
+        sizes = sorted(self.tables[(bench, ranks, np)], key=size_key)
+        limit_col = any(self.limit_text(i, bench, ranks, np, s, unit) != "–"
+                        for s in sizes for i, _ in IMPLS)
+        head = ["size"] + [n for _, n in IMPLS] + [f"Ferry/{n}" for _, n in PEERS]
+        if limit_col:
+            what = "× cache line" if unit == "us" else "% of memcpy"
+            head.append(f"{what} (F / M / O)")
+        o.append("| " + " | ".join(head) + " |")
+        o.append("|" + "|".join(["---:"] * len(head)) + "|")
+        for size in sizes:
+            row = [human_size(size, unit)]
+            row += [self.cell(i, bench, ranks, np, size) for i, _ in IMPLS]
+            f = self.median("ferry", bench, ranks, np, size)
+            for p, _ in PEERS:
+                v = self.median(p, bench, ranks, np, size)
+                row.append(fmt_ratio(f / v) if f is not None and v else "–")
+            if limit_col:
+                row.append(" / ".join(self.limit_text(i, bench, ranks, np, size, unit) for i, _ in IMPLS))
+            o.append("| " + " | ".join(row) + " |")
+        gm = self.geomeans(bench, ranks, np)
+        if len(sizes) > 1 and any(gm.values()):
+            row = ["**geomean**"] + [""] * len(IMPLS)
+            row += [f"**{fmt_ratio(gm[p])}**" if gm[p] else "–" for p, _ in PEERS]
+            if limit_col:
+                row.append("")
+            o.append("| " + " | ".join(row) + " |")
+        o.append("")
+
+    def app_benches(self):
+        seen = set()
+        for (bench, ranks, np), sizes in self.tables.items():
+            if self.is_app(bench):
+                for s in sizes:
+                    seen.add((bench, s))
+        return sorted(seen, key=lambda t: (t[0], size_key(t[1])))
+
+    def app_ranks(self, bench, size):
+        return sorted({(r, n) for (b, r, n), ss in self.tables.items() if b == bench and size in ss})
+
+    def speedups(self, impl, bench, size):
+        """ranks -> T(1 rank) / T(ranks) for one implementation."""
+        t1 = self.median(impl, bench, 1, 1, size)
+        out = {}
+        if not t1:
+            return out
+        for ranks, np in self.app_ranks(bench, size):
+            t = self.median(impl, bench, ranks, np, size)
+            if t:
+                out[ranks] = t1 / t
+        return out
+
+    def apps(self):
+        apps = self.app_benches()
+        if not apps:
+            return
+        o = self.out
+        ncpu = int(self.meta.get("cpus", "0") or 0)
+        o.append("## Applications: time and speedup over 1 rank\n")
+        o.append("Time in seconds: **lower is better; Ferry/peer < 1 means Ferry is faster.** "
+                 "Speedup = time at 1 rank / time at n ranks of the same implementation: "
+                 f"**higher is better**; on {ncpu or '?'} cores no speedup beyond {ncpu or '?'} is "
+                 "possible, and rank counts above that are oversubscribed.\n")
+        for bench, size in apps:
+            o.append(f"### {bench}, problem size {size}\n")
+            head = ["ranks"] + [f"{n} (s)" for _, n in IMPLS] + [f"Ferry/{n}" for _, n in PEERS]
+            head += [f"speedup {n}" for _, n in IMPLS]
+            o.append("| " + " | ".join(head) + " |")
+            o.append("|" + "|".join(["---:"] * len(head)) + "|")
+            sp = {i: self.speedups(i, bench, size) for i, _ in IMPLS}
+            for ranks, np in self.app_ranks(bench, size):
+                over = " (oversubscribed)" if ncpu and np > ncpu else ""
+                row = [f"{ranks}{over}"]
+                row += [self.cell(i, bench, ranks, np, size) for i, _ in IMPLS]
+                f = self.median("ferry", bench, ranks, np, size)
+                for p, _ in PEERS:
+                    v = self.median(p, bench, ranks, np, size)
+                    row.append(fmt_ratio(f / v) if f is not None and v else "–")
+                row += [f"{sp[i][ranks]:.2f}" if ranks in sp[i] else "–" for i, _ in IMPLS]
+                o.append("| " + " | ".join(row) + " |")
+            o.append("")
+
+    def regressions(self, base):
+        o = self.out
+        o.append("## Regressions against baseline\n")
+        bm = base.get("meta", {})
+        o.append(f"Baseline: run of {bm.get('date', '?')}, commit `{bm.get('commit', '?')}`"
+                 f"{' (QUICK)' if bm.get('quick') == '1' else ''}. A Ferry number is a "
+                 "**regression** when its new median is worse than the old one by more than "
+                 f"max(old spread, new spread, {NOISE_FLOOR:.0%}), where spread = (max − min) / "
+                 "median over repetitions; an improvement by the same rule is listed too. The peers' "
+                 "change on the same measurement shows how much the machine itself drifted.\n")
+        old = {}
+        for g in base.get("results", []):
+            if "median" in g:
+                old[(g["impl"], g["bench"], g["ranks"], g["np"], str(g["size"]))] = g
+        regs, imps, compared = [], [], 0
+        for key, g in self.by_key.items():
+            if key[0] != "ferry" or "median" not in g:
+                continue
+            b = old.get(key)
+            if not b or not b["median"]:
+                continue
+            compared += 1
+            lower = LOWER_BETTER.get(g["unit"], True)
+            change = g["median"] / b["median"] - 1
+            worse = change if lower else -change
+            thr = max(b.get("spread", 0), g.get("spread", 0), NOISE_FLOOR)
+            drift = []
+            for p, name in PEERS:
+                n, ob = self.by_key.get((p,) + key[1:]), old.get((p,) + key[1:])
+                if n and ob and "median" in n and ob.get("median"):
+                    drift.append(f"{name} {n['median'] / ob['median'] - 1:+.0%}")
+            line = (g["bench"], g["ranks"], g["np"], g["size"], b["median"], g["median"], change,
+                    thr, ", ".join(drift) or "–", g["unit"])
+            if worse > thr:
+                regs.append(line)
+            elif -worse > thr:
+                imps.append(line)
+        if compared == 0:
+            o.append("No Ferry measurement is common to both runs.\n")
+            return
+        for title, items in (("Regressions", regs), ("Improvements", imps)):
+            o.append(f"**{title}: {len(items)}** of {compared} Ferry measurements compared.\n")
+            if not items:
+                continue
+            o.append("| benchmark | ranks | size | old | new | change | threshold | peers' change |")
+            o.append("|---|---:|---:|---:|---:|---:|---:|---|")
+            for bench, ranks, np, size, a, b, ch, thr, drift, unit in sorted(items, key=lambda t: -abs(t[6])):
+                rk = f"{ranks}" + (f" (of {np})" if np != ranks else "")
+                o.append(f"| {bench} | {rk} | {human_size(size, unit)} | {fmt(a)} | {fmt(b)} | "
+                         f"{ch:+.1%} | ±{thr:.0%} | {drift} |")
+            o.append("")
+
+    def render(self, base=None):
+        self.header()
+        self.failures()
+        self.summary()
+        if base is not None:
+            self.regressions(base)
+        self.physical()
+        micro = [t for t in self.order() if not self.is_app(t[0])]
+        if micro:
+            o = self.out
+            o.append("## Detailed tables\n")
+            for t in micro:
+                self.table(*t)
+        self.apps()
+        if not self.tables:
+            self.out.append("No MPI benchmark produced a result.\n")
+        return "\n".join(self.out) + "\n"
 
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--csv", required=True)
+    ap.add_argument("--csv")
     ap.add_argument("--meta")
-    ap.add_argument("--timeout", default="120")
+    ap.add_argument("--from-json", dest="from_json")
+    ap.add_argument("--json", help="write results.json here")
+    ap.add_argument("--report", help="write the Markdown report here (default: stdout)")
+    ap.add_argument("--baseline", help="an older results.json to compare with")
+    ap.add_argument("--timeout", help="(ignored; kept for old callers)")
     args = ap.parse_args(argv)
 
-    meta = read_meta(args.meta)
-    with open(args.csv, newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
-    res = Results(rows)
-    try:
-        ncpu = int(meta.get("cpus", "0"))
-    except ValueError:
-        ncpu = 0
-
-    out = ["# Ferry benchmark report\n"]
-    out.append(f"Run {meta.get('date', '?')} on `{meta.get('host', '?')}` "
-               f"({meta.get('cpus', '?')} CPUs, {meta.get('cpu_model', '?')}, "
-               f"{meta.get('kernel', '?')}), repo commit `{meta.get('commit', '?')}`. "
-               f"{meta.get('reps', '?')} repetitions per run"
-               f"{' (QUICK mode)' if meta.get('quick') == '1' else ''}, runs alternating "
-               f"between implementations, each limited to {args.timeout} s.\n")
-    out.append("Each cell is the **median** over repetitions; ±x% is half the min–max range "
-               "relative to the median (a rough noise gauge: ratios closer to 1 than that "
-               "are not a difference). \"(k/n runs)\" means only k of n runs produced the "
-               "number. Ratios are Ferry's median divided by the peer's median; each table "
-               "states which way is better.\n")
-    if meta.get("load_start") or meta.get("load_end"):
-        out.append(f"Load average (1/5/15 min) at start: {meta.get('load_start', '?')}, at end: "
-                   f"{meta.get('load_end', '?')}; anything well above 0 means other work shared "
-                   "the cores and the numbers are noisier.\n")
-    out.append("| implementation | status | library |")
-    out.append("|---|---|---|")
-    for impl, name in IMPLS:
-        lib = " ".join(meta.get(f"library_{impl}", "").replace("|", "/").split())
-        out.append(f"| {name} | {meta.get(f'status_{impl}', 'n/a')} | {lib} |")
-    if meta.get("ferry_libmpi"):
-        out.append(f"\nFerry binaries resolve `{meta['ferry_libmpi'].strip()}`.")
-    out.append("")
-
-    order = {"latency": 0, "bandwidth": 1, "ring": 2}
-    for bench, ranks in sorted(res.configs, key=lambda c: (order.get(c[0], 9), c[1])):
-        if bench in SECTIONS:
-            section(out, res, bench, ranks, meta, args.timeout, ncpu)
-    if not res.configs:
-        out.append("No benchmark was run.\n")
-    sys.stdout.write("\n".join(out) + "\n")
+    if args.from_json:
+        with open(args.from_json, encoding="utf-8") as f:
+            data = json.load(f)
+    elif args.csv:
+        with open(args.csv, newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+        data = build_json(rows, read_meta(args.meta))
+    else:
+        ap.error("give --csv or --from-json")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1)
+    base = None
+    if args.baseline:
+        with open(args.baseline, encoding="utf-8") as f:
+            base = json.load(f)
+    text = Report(data).render(base)
+    if args.report:
+        with open(args.report, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
     return 0
 
 

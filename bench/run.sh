@@ -1,23 +1,36 @@
 #!/usr/bin/env bash
-# bench/run.sh [BUILD_DIR] - build and run Ferry's benchmarks against Ferry,
-# Debian's MPICH and Debian's Open MPI, then write a comparison report.
+# bench/run.sh [BUILD_DIR] - build Ferry's benchmark suite against Ferry, Debian's
+# MPICH and Debian's Open MPI, run it, and write results, a report and plots.
 #
 #   BUILD_DIR   Ferry's build tree (default: <repo>/build); needs bin/mpicc,
 #               bin/mpiexec and lib/. Missing or broken: Ferry is "n/a".
 #
+# Programs (each built if its source exists; missing ones are skipped):
+#   bench/limits.c      physical limits (memcpy, cache-line bounce), no MPI, run once
+#   bench/latency.c bench/bandwidth.c   ping-pong and windowed bandwidth, 2 ranks
+#   bench/ring.c        token ring, at every rank count of RANKS
+#   bench/imb.c         the IMB-style set, at every rank count of RANKS
+#   bench/apps/*.c      applications, at every rank count of APP_RANKS (1 = speedup base)
+#
 # Environment knobs:
-#   QUICK=1          short run (about 1-3 minutes): fewer iterations and repetitions
-#   IMPLS="..."      which implementations, in run order (default "ferry mpich openmpi")
-#   REPS=N           repetitions of every run (default 5, QUICK: 3)
-#   TIMEOUT=S        wall-clock limit of one mpiexec run (default 120)
-#   RING_RANKS="..." rank counts for the ring (default "2 8")
-#   RING_BUDGET=S    time budget per ring size inside the program (default 10, QUICK: 2)
-#   NO_INSTALL=1     never apt-get install the peer MPIs
+#   QUICK=1          short run (under about 3 minutes): small problems, fewer repetitions
+#   BASELINE=FILE    an older results.json: the report gets "Regressions against baseline"
+#   IMPLS="..."      implementations in run order (default "ferry mpich openmpi")
+#   REPS=N           repetitions of every run (default 3, QUICK: 2)
+#   RANKS="..."      rank counts for ring and imb (default "2 4 8")
+#   APP_RANKS="..."  rank counts for the applications (default "1 2 4 8")
+#   TIMEOUT=S        wall-clock limit of one mpiexec run (default 120, QUICK: 20)
+#   BUDGET=S         after S seconds start no run of repetition 2 or later (default none, QUICK: 150);
+#                    the runs left out are counted in the report
+#   ONLY="..."       run only these programs (e.g. "latency imb apps/cpi")
+#   NO_INSTALL=1     never apt-get install anything
+#   NO_PLOTS=1       skip the plots
 #   WAIT_QUIET=S     first wait up to S seconds for the 1-minute load average to drop below 1
 #
-# Output: bench/results/<timestamp>/{results.csv,report.md,meta.txt,logs/,bin-<impl>/}
-# The report is also printed at the end. Runs alternate between implementations
-# (ferry, mpich, openmpi, ferry, ...) so that drift on the machine hits all alike.
+# Output: bench/results/<timestamp>/{results.json,results.csv,report.md,meta.txt,*.png,logs/}
+# Runs alternate between implementations (ferry, mpich, openmpi, ferry, ...) for each
+# (program, rank count), so drift on the machine hits all alike. A run that times out
+# is not retried in later repetitions (it would only time out again).
 set -u
 
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -27,40 +40,52 @@ case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
 
 QUICK=${QUICK:-0}
 IMPLS=${IMPLS:-"ferry mpich openmpi"}
-TIMEOUT=${TIMEOUT:-120}
-RING_RANKS=${RING_RANKS:-"2 8"}
+RANKS=${RANKS:-"2 4 8"}
+APP_RANKS=${APP_RANKS:-"1 2 4 8"}
+BASELINE=${BASELINE:-}
 if [ "$QUICK" = 1 ]; then
-    REPS=${REPS:-3}
-    RING_BUDGET=${RING_BUDGET:-2}
-    LAT_ARGS="-i 2000 -w 100"
-    BW_ARGS="-i 50 -w 3"
-    RING_ARGS="-l 20000 -L 1000 -w 20"
+    REPS=${REPS:-2}
+    TIMEOUT=${TIMEOUT:-15}
+    BUDGET=${BUDGET:-150}
+    LAT_ARGS="-i 1000 -w 50 -x 1M"
+    BW_ARGS="-i 20 -w 2 -x 1M"
+    RING_ARGS="-l 5000 -L 300 -w 20 -T 1"
+    IMB_ARGS="-q"
+    APP_ARGS="-q"
+    LIMITS_ARGS="-r 5000"
 else
-    REPS=${REPS:-5}
-    RING_BUDGET=${RING_BUDGET:-10}
+    REPS=${REPS:-3}
+    TIMEOUT=${TIMEOUT:-120}
+    BUDGET=${BUDGET:-0}
     LAT_ARGS="-i 10000 -w 500"
     BW_ARGS="-i 200 -w 10"
-    RING_ARGS="-l 100000 -L 5000 -w 50"
+    RING_ARGS="-l 100000 -L 5000 -w 50 -T 5"
+    IMB_ARGS=""
+    APP_ARGS=""
+    LIMITS_ARGS=""
 fi
-CFLAGS="-O2 -std=c11 -Wall -Wextra"
-PROGRAMS="latency bandwidth ring"
+CFLAGS="-O2 -std=c11 -Wall -Wextra -I$BENCH_DIR"
 
 STAMP=$(date +%Y%m%d-%H%M%S)
 OUT=$BENCH_DIR/results/$STAMP
 mkdir -p "$OUT/logs"
 CSV=$OUT/results.csv
 META=$OUT/meta.txt
-REPORT=$OUT/report.md
 
 say() { printf '%s\n' "$*" >&2; }
-meta() { printf '%s=%s\n' "$1" "$2" >>"$META"; }
+meta() { printf '%s=%s\n' "$1" "$(printf '%s' "$2" | tr '\n' ' ')" >>"$META"; }
 
-# --- peers: install Debian's MPICH and Open MPI if they are missing ----------
-ensure_peers() {
+if [ -n "$BASELINE" ]; then
+    case $BASELINE in /*) ;; *) BASELINE=$PWD/$BASELINE ;; esac
+    [ -r "$BASELINE" ] || { say "run.sh: BASELINE $BASELINE is not readable"; exit 2; }
+fi
+
+# --- packages: Debian's MPICH and Open MPI, matplotlib ------------------------
+ensure_packages() {
     local want="" missing="" p
     case " $IMPLS " in *" mpich "*) want="$want mpich libmpich-dev" ;; esac
     case " $IMPLS " in *" openmpi "*) want="$want openmpi-bin libopenmpi-dev" ;; esac
-    [ -n "$want" ] || return 0
+    [ "${NO_PLOTS:-0}" = 1 ] || want="$want python3-matplotlib"
     for p in $want; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
             missing="$missing $p"
@@ -72,6 +97,7 @@ ensure_peers() {
     fi
     say "run.sh: installing$missing"
     export DEBIAN_FRONTEND=noninteractive
+    # shellcheck disable=SC2086
     apt-get install -y $missing >"$OUT/logs/apt.log" 2>&1 ||
         { apt-get update >>"$OUT/logs/apt.log" 2>&1 &&
           apt-get install -y $missing >>"$OUT/logs/apt.log" 2>&1; } ||
@@ -98,12 +124,27 @@ impl_launch() {
     esac
 }
 
-# Builds the three programs for one implementation; returns non-zero if any fails.
+# The programs present, as "name source" lines (name = path under bench/ without .c).
+list_programs() {
+    local f name
+    for name in latency bandwidth ring imb; do
+        [ -f "$BENCH_DIR/$name.c" ] && echo "$name $BENCH_DIR/$name.c"
+    done
+    for f in "$BENCH_DIR"/apps/*.c; do
+        [ -f "$f" ] || continue
+        name=${f#"$BENCH_DIR"/}
+        echo "${name%.c} $f"
+    done
+}
+
+selected() { [ -z "${ONLY:-}" ] || case " $ONLY " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
+# Builds every program for one implementation. A program that fails to build is
+# skipped for that implementation only (recorded in meta as build_<impl>_<prog>).
 build_impl() {
-    local impl=$1 cc bin prog
+    local impl=$1 cc bin name src nok=0
     cc=$(impl_cc "$impl")
     bin=$OUT/bin-$impl
-    mkdir -p "$bin"
     if [ "$impl" = ferry ] && { [ ! -x "$BUILD/bin/mpicc" ] || [ ! -x "$BUILD/bin/mpiexec" ]; }; then
         meta "status_$impl" "n/a (no build at $BUILD)"
         return 1
@@ -112,15 +153,25 @@ build_impl() {
         meta "status_$impl" "n/a ($cc not found)"
         return 1
     fi
-    for prog in $PROGRAMS; do
+    while read -r name src; do
+        selected "$name" || continue
+        mkdir -p "$(dirname "$bin/$name")"
         # shellcheck disable=SC2086
-        if ! "$cc" $CFLAGS -o "$bin/$prog" "$BENCH_DIR/$prog.c" >>"$OUT/logs/build-$impl.log" 2>&1; then
-            meta "status_$impl" "n/a (build of $prog.c failed, see logs/build-$impl.log)"
-            return 1
+        if "$cc" $CFLAGS -o "$bin/$name" "$src" -lm >>"$OUT/logs/build-$impl.log" 2>&1; then
+            nok=$((nok + 1))
+        else
+            meta "buildfail_${impl}_$name" "failed (see logs/build-$impl.log)"
+            say "run.sh: $impl: build of ${src#"$ROOT"/} failed, skipping it (logs/build-$impl.log)"
         fi
-    done
+    done <<EOF
+$(list_programs)
+EOF
+    if [ "$nok" = 0 ]; then
+        meta "status_$impl" "n/a (no program built, see logs/build-$impl.log)"
+        return 1
+    fi
     meta "status_$impl" "ok"
-    if [ "$impl" = ferry ]; then
+    if [ "$impl" = ferry ] && [ -x "$bin/latency" ]; then
         # The MPICH ABI soname: make sure Ferry's library is the one picked up.
         meta "ferry_libmpi" "$(LD_LIBRARY_PATH="$BUILD/lib" ldd "$bin/latency" 2>/dev/null |
             awk '/libmpi/ { print $1 " => " $3 }' | tr '\n' ' ')"
@@ -128,19 +179,58 @@ build_impl() {
     return 0
 }
 
-# --- one run: append its data lines (or its failure) to the CSV --------------
+# --- parsing: one CSV row per measurement ---------------------------------------
+# CSV: seq,impl,program,np,bench,ranks,size,rep,value,unit,status,extra,wall_s
+# Accepts the RESULT contract and the older "size value ..." lines of latency,
+# bandwidth and ring. Fields other than the contract's go to `extra` as k=v;k=v.
+parse_log() { # seq impl program np rep runstatus wall log
+    awk -v seq="$1" -v impl="$2" -v prog="$3" -v np="$4" -v rep="$5" -v runstatus="$6" \
+        -v wall="$7" '
+    function row(bench, ranks, size, value, unit, status, extra) {
+        gsub(/,/, ";", extra)
+        printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", seq, impl, prog, np, bench, ranks, size, rep,
+               value, unit, status, extra, wall
+        n++
+    }
+    BEGIN { n = 0 }
+    /^RESULT / {
+        delete kv; extra = ""
+        for (i = 2; i <= NF; i++) {
+            eq = index($i, "="); if (eq == 0) continue
+            k = substr($i, 1, eq - 1); v = substr($i, eq + 1)
+            if (k ~ /^(bench|ranks|size|value|unit|status)$/) kv[k] = v
+            else extra = extra (extra == "" ? "" : ";") k "=" v
+        }
+        if (!("bench" in kv)) next
+        row(kv["bench"], ("ranks" in kv) ? kv["ranks"] : np, kv["size"], kv["value"],
+            kv["unit"], ("status" in kv) ? kv["status"] : "ok", extra)
+        next
+    }
+    /^[0-9]+ [0-9.eE+-]+/ && prog == "latency" { row("latency", np, $1, $2, "us", "ok", "min=" $3 ";avg=" $4); next }
+    /^[0-9]+ [0-9.eE+-]+/ && prog == "bandwidth" { row("bandwidth", np, $1, $2, "MBps", "ok", "max=" $3 ";avg=" $4); next }
+    /^[0-9]+ [0-9.eE+-]+/ && prog == "ring" {
+        row("ring", np, $1, $2, "us", "ok", "total_s=" $3 ";laps=" $4 ";mean=" $6); next }
+    END {
+        if (runstatus != "ok" || n == 0)
+            row(prog, np, "*", "", "", runstatus == "ok" ? "noresult" : runstatus, "")
+        exit (runstatus == "ok" && n > 0) ? 0 : 1
+    }'
+}
+
 SEQ=0
-run_one() {
-    local impl=$1 bench=$2 np=$3 rep=$4 total=$5
-    shift 5
-    local log=$OUT/logs/$impl-$bench-np$np-rep$rep.log
-    local t0 t1 rc status
+DONE=0
+run_one() { # impl program np rep args...
+    local impl=$1 prog=$2 np=$3 rep=$4
+    shift 4
+    local log=$OUT/logs/$impl-${prog//\//_}-np$np-rep$rep.log
+    local t0 t1 rc status wall
     SEQ=$((SEQ + 1))
+    DONE=$((DONE + 1))
     impl_launch "$impl"
-    printf '[%3d/%d] %-8s %-9s np=%-2s rep %d/%d ... ' "$SEQ" "$total" "$impl" "$bench" "$np" \
-        "$rep" "$REPS" >&2
+    printf '[%3d/%d %3ds] %-8s %-14s np=%-2s rep %d/%d ... ' "$DONE" "$TOTAL" \
+        $(($(date +%s) - START)) "$impl" "$prog" "$np" "$rep" "$REPS" >&2
     t0=$(date +%s.%N)
-    timeout -k 10 "$TIMEOUT" "${LAUNCH[@]}" -n "$np" "$OUT/bin-$impl/$bench" -m "$@" \
+    timeout -k 5 "$TIMEOUT" "${LAUNCH[@]}" -n "$np" "$OUT/bin-$impl/$prog" -m "$@" \
         >"$log" 2>&1 </dev/null
     rc=$?
     t1=$(date +%s.%N)
@@ -149,56 +239,66 @@ run_one() {
     124 | 137) status=timeout ;;
     *) status=fail ;;
     esac
-    # Data lines are "size value ..." (ring: "size usec_per_hop total_s laps ranks");
-    # the value compared is always the second column. Comments start with '#'.
-    awk -v seq="$SEQ" -v impl="$impl" -v bench="$bench" -v np="$np" -v rep="$rep" \
-        -v status="$status" -v t0="$t0" -v t1="$t1" '
-        BEGIN { unit = bench == "latency" ? "usec" : bench == "bandwidth" ? "MBps" : "usec_per_hop"
-                wall = sprintf("%.2f", t1 - t0); n = 0 }
-        /^[0-9]+ [0-9.eE+-]+/ {
-            laps = bench == "ring" ? $4 : ""; tot = bench == "ring" ? $3 : ""
-            printf "%s,%s,%s,%s,%s,%s,%s,%s,ok,%s,%s,%s\n", seq, impl, bench, np, $1, rep, $2, unit, laps, tot, wall
-            n++ }
-        END { if (status != "ok" || n == 0)
-                  printf "%s,%s,%s,%s,*,%s,,%s,%s,,,%s\n", seq, impl, bench, np, rep, unit,
-                         status == "ok" ? "fail" : status, wall
-              exit (status == "ok" && n > 0) ? 0 : 1 }' "$log" >>"$CSV"
-    if [ $? -eq 0 ]; then
-        awk -v a="$t0" -v b="$t1" 'BEGIN { printf "ok (%.1f s)\n", b - a }' >&2
-    elif [ "$status" = timeout ]; then
+    wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+    parse_log "$SEQ" "$impl" "$prog" "$np" "$rep" "$status" "$wall" <"$log" >>"$CSV"
+    local parsed=$?
+    local nfail
+    nfail=$(grep -c '^RESULT .*status=FAILED' "$log")
+    if [ "$status" = timeout ]; then
         printf 'TIMEOUT (>%s s), see %s\n' "$TIMEOUT" "${log#"$ROOT"/}" >&2
+        TIMED_OUT="$TIMED_OUT $impl:$prog:$np"
+    elif [ "$parsed" != 0 ]; then
+        printf 'FAILED (exit %s, no result), see %s\n' "$rc" "${log#"$ROOT"/}" >&2
+    elif [ "$nfail" != 0 ]; then
+        printf '%s s, %s VERIFICATION FAILED, see %s\n' "$wall" "$nfail" "${log#"$ROOT"/}" >&2
     else
-        printf 'FAILED (exit %s), see %s\n' "$rc" "${log#"$ROOT"/}" >&2
+        printf 'ok (%s s)\n' "$wall" >&2
     fi
 }
 
 write_report() {
-    python3 "$BENCH_DIR/compare.py" --csv "$CSV" --meta "$META" --timeout "$TIMEOUT" >"$REPORT"
-    cat "$REPORT"
+    local base=()
+    [ -n "$BASELINE" ] && base=(--baseline "$BASELINE")
+    python3 "$BENCH_DIR/compare.py" --csv "$CSV" --meta "$META" --json "$OUT/results.json" \
+        --report "$OUT/report.md" "${base[@]}"
+    if [ "${NO_PLOTS:-0}" != 1 ]; then
+        # Debian's python3-matplotlib lives under /usr/bin/python3, which may not be the
+        # python3 first in PATH (pyenv, venv).
+        local py=python3
+        python3 -c 'import matplotlib' 2>/dev/null || py=/usr/bin/python3
+        "$py" "$BENCH_DIR/plot.py" "$OUT/results.json" --out "$OUT" 2>"$OUT/logs/plot.log" ||
+            say "run.sh: plots failed, see ${OUT#"$ROOT"/}/logs/plot.log"
+    fi
+    cat "$OUT/report.md"
     say ""
-    say "run.sh: results in ${OUT#"$ROOT"/}/ (results.csv, report.md, logs/)"
+    say "run.sh: results in ${OUT#"$ROOT"/}/ (results.json, results.csv, report.md, *.png, logs/)"
 }
 
 # --- main ---------------------------------------------------------------------
+START=$(date +%s)
 : >"$META"
 meta date "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 meta host "$(uname -n)"
 meta kernel "$(uname -sr)"
 meta cpus "$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)"
 meta cpu_model "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)"
+meta memory "$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo 2>/dev/null)"
 meta commit "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo none)"
 meta quick "$QUICK"
 meta reps "$REPS"
 meta timeout "$TIMEOUT"
-meta ring_budget "$RING_BUDGET"
+meta ranks "$RANKS"
+meta app_ranks "$APP_RANKS"
 meta impls_requested "$IMPLS"
 meta build_dir "$BUILD"
-echo "seq,impl,benchmark,ranks,size_bytes,rep,value,unit,status,laps,total_s,wall_s" >"$CSV"
+meta baseline "$BASELINE"
+echo "seq,impl,program,np,bench,ranks,size,rep,value,unit,status,extra,wall_s" >"$CSV"
 
-ensure_peers
+ensure_packages
+meta version_mpich "$(dpkg-query -W -f='${Version}' mpich 2>/dev/null)"
+meta version_openmpi "$(dpkg-query -W -f='${Version}' openmpi-bin 2>/dev/null)"
+meta version_ferry "$(git -C "$ROOT" describe --always --dirty 2>/dev/null)"
 
-# Benchmarks want a quiet machine; optionally wait for one, and say so when it is not
-# (the numbers are still kept).
 load1=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
 waited=0
 while [ "$waited" -lt "${WAIT_QUIET:-0}" ] && awk -v l="$load1" 'BEGIN { exit !(l >= 1) }'; do
@@ -211,6 +311,21 @@ if awk -v l="$load1" 'BEGIN { exit !(l > 0.5) }'; then
     say "run.sh: warning: load average is $load1 before starting: other work on this machine will add noise"
 fi
 meta load_start "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+
+# Physical limits first (no MPI): the report expresses MPI numbers against them.
+if [ -f "$BENCH_DIR/limits.c" ] && selected limits; then
+    say "run.sh: measuring physical limits (bench/limits.c)"
+    if cc -O2 -std=c11 -Wall -Wextra -pthread -o "$OUT/limits" "$BENCH_DIR/limits.c" \
+        >"$OUT/logs/build-limits.log" 2>&1; then
+        # shellcheck disable=SC2086
+        timeout -k 5 "$TIMEOUT" "$OUT/limits" -m $LIMITS_ARGS >"$OUT/logs/limits.log" 2>&1
+        rc=$?
+        parse_log 0 none limits 1 1 "$([ $rc = 0 ] && echo ok || echo fail)" 0 \
+            <"$OUT/logs/limits.log" >>"$CSV" || say "run.sh: limits failed, see logs/limits.log"
+    else
+        say "run.sh: limits.c does not build, see logs/build-limits.log"
+    fi
+fi
 
 ACTIVE=""
 for impl in $IMPLS; do
@@ -231,28 +346,56 @@ if [ -z "$ACTIVE" ]; then
     exit 1
 fi
 for impl in $ACTIVE; do
-    meta "library_$impl" "$(impl_launch "$impl"; timeout 60 "${LAUNCH[@]}" -n 2 "$OUT/bin-$impl/latency" -x 1 -i 1 -w 0 2>/dev/null </dev/null |
+    [ -x "$OUT/bin-$impl/latency" ] || continue
+    meta "library_$impl" "$(impl_launch "$impl"; timeout 30 "${LAUNCH[@]}" -n 2 "$OUT/bin-$impl/latency" -x 1 -i 1 -w 0 2>/dev/null </dev/null |
         sed -n 's/^# MPI library: //p' | head -n 1)"
 done
 
-# The run plan: "benchmark ranks args" per line.
-PLAN="latency 2 $LAT_ARGS
-bandwidth 2 $BW_ARGS"
-for np in $RING_RANKS; do
-    PLAN="$PLAN
-ring $np $RING_ARGS -T $RING_BUDGET"
-done
+# The run plan: "program ranks args" per line, in run order.
+PLAN=""
+add_plan() { PLAN="$PLAN$1 $2 $3
+"; }
+while read -r name src; do
+    [ -n "$name" ] && selected "$name" || continue
+    case $name in
+    latency) add_plan latency 2 "$LAT_ARGS" ;;
+    bandwidth) add_plan bandwidth 2 "$BW_ARGS" ;;
+    ring) for np in $RANKS; do add_plan ring "$np" "$RING_ARGS"; done ;;
+    imb) for np in $RANKS; do add_plan imb "$np" "$IMB_ARGS"; done ;;
+    apps/*) for np in $APP_RANKS; do add_plan "$name" "$np" "$APP_ARGS"; done ;;
+    esac
+done <<EOF
+$(list_programs)
+EOF
 nimpl=$(echo $ACTIVE | wc -w)
-nplan=$(printf '%s\n' "$PLAN" | wc -l)
+nplan=$(printf '%s' "$PLAN" | grep -c .)
 TOTAL=$((REPS * nplan * nimpl))
+TIMED_OUT=""
+SKIPPED=0
 
-trap 'say ""; say "run.sh: interrupted, reporting what was measured"; write_report; exit 130' INT TERM
-say "run.sh: $TOTAL runs ($REPS repetitions x $nplan benchmarks x$ACTIVE), timeout ${TIMEOUT} s each"
+trap 'say ""; say "run.sh: interrupted, reporting what was measured"; meta load_end "$(cut -d" " -f1-3 /proc/loadavg)"; write_report; exit 130' INT TERM
+say "run.sh: $TOTAL runs ($REPS repetitions x $nplan (program, ranks) x$ACTIVE), timeout ${TIMEOUT} s each"
 for rep in $(seq 1 "$REPS"); do
-    while read -r bench np args; do
+    while read -r prog np args; do
+        [ -n "$prog" ] || continue
         for impl in $ACTIVE; do
+            if [ ! -x "$OUT/bin-$impl/$prog" ]; then
+                DONE=$((DONE + 1))
+                continue
+            fi
+            if [ "$rep" -gt 1 ] && [ "$BUDGET" -gt 0 ] && [ $(($(date +%s) - START)) -ge "$BUDGET" ]; then
+                DONE=$((DONE + 1))
+                SKIPPED=$((SKIPPED + 1))
+                continue
+            fi
+            case " $TIMED_OUT " in
+            *" $impl:$prog:$np "*)
+                DONE=$((DONE + 1))
+                say "[$DONE/$TOTAL] $impl $prog np=$np rep $rep/$REPS: skipped (timed out before)"
+                continue ;;
+            esac
             # shellcheck disable=SC2086
-            run_one "$impl" "$bench" "$np" "$rep" "$TOTAL" $args
+            run_one "$impl" "$prog" "$np" "$rep" $args
         done
     done <<EOF
 $PLAN
@@ -260,4 +403,8 @@ EOF
 done
 trap - INT TERM
 meta load_end "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+meta wall_s "$(($(date +%s) - START))"
+meta budget "$BUDGET"
+meta skipped_budget "$SKIPPED"
+[ "$SKIPPED" = 0 ] || say "run.sh: time budget of $BUDGET s spent: $SKIPPED runs not started"
 write_report
