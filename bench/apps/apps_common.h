@@ -164,12 +164,13 @@ static inline void app_report_unsupported(const app_opts_t *o, long size, const 
         return;
     const char *call = app_unsupported_call ? app_unsupported_call : "an MPI operation";
     if (o->machine) {
-        printf("# %s: not run: %s returned MPI_ERR_UNSUPPORTED_OPERATION\n", app_name, call);
+        printf("# %s: not run: %.*s returned MPI_ERR_UNSUPPORTED_OPERATION\n", app_name,
+               (int)strcspn(call, "("), call);
         printf("RESULT bench=%s ranks=%d size=%ld value=nan unit=s status=unsupported%s\n",
                app_name, app_size, size, extra ? extra : "");
     } else {
-        printf("%s: ranks=%d size=%ld unsupported: %s returned MPI_ERR_UNSUPPORTED_OPERATION\n",
-               app_name, app_size, size, call);
+        printf("%s: ranks=%d size=%ld unsupported: %.*s returned MPI_ERR_UNSUPPORTED_OPERATION\n",
+               app_name, app_size, size, (int)strcspn(call, "("), call);
     }
     fflush(stdout);
 }
