@@ -18,9 +18,10 @@
 #   IMPLS="..."      implementations in run order (default "ferry mpich openmpi")
 #   REPS=N           repetitions of every run (default 3, QUICK: 2)
 #   RANKS="..."      rank counts for ring and imb (default "2 4 8")
-#   APP_RANKS="..."  rank counts for the applications (default "1 2 4 8")
-#   TIMEOUT=S        wall-clock limit of one mpiexec run (default 120, QUICK: 20)
-#   BUDGET=S         after S seconds start no run of repetition 2 or later (default none, QUICK: 150);
+#   APP_RANKS="..."  rank counts for the applications (default "1 2 4 8", QUICK: "1 2 8")
+#   GAUSS_P="..."    partitionings of apps/gauss (default "rows cols cyclic", QUICK: "rows cyclic")
+#   TIMEOUT=S        wall-clock limit of one mpiexec run (default 60, QUICK: 10)
+#   BUDGET=S         after S seconds start no run of repetition 2 or later (default none, QUICK: 140);
 #                    the runs left out are counted in the report
 #   ONLY="..."       run only these programs (e.g. "latency imb apps/cpi")
 #   NO_INSTALL=1     never apt-get install anything
@@ -41,12 +42,13 @@ case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
 QUICK=${QUICK:-0}
 IMPLS=${IMPLS:-"ferry mpich openmpi"}
 RANKS=${RANKS:-"2 4 8"}
-APP_RANKS=${APP_RANKS:-"1 2 4 8"}
 BASELINE=${BASELINE:-}
 if [ "$QUICK" = 1 ]; then
     REPS=${REPS:-2}
-    TIMEOUT=${TIMEOUT:-15}
-    BUDGET=${BUDGET:-150}
+    TIMEOUT=${TIMEOUT:-10}
+    BUDGET=${BUDGET:-140}
+    APP_RANKS=${APP_RANKS:-"1 2 8"}
+    GAUSS_P=${GAUSS_P:-"rows cyclic"}
     LAT_ARGS="-i 1000 -w 50 -x 1M"
     BW_ARGS="-i 20 -w 2 -x 1M"
     RING_ARGS="-l 5000 -L 300 -w 20 -T 1"
@@ -55,8 +57,10 @@ if [ "$QUICK" = 1 ]; then
     LIMITS_ARGS="-r 5000"
 else
     REPS=${REPS:-3}
-    TIMEOUT=${TIMEOUT:-120}
+    TIMEOUT=${TIMEOUT:-60}
     BUDGET=${BUDGET:-0}
+    APP_RANKS=${APP_RANKS:-"1 2 4 8"}
+    GAUSS_P=${GAUSS_P:-"rows cols cyclic"}
     LAT_ARGS="-i 10000 -w 500"
     BW_ARGS="-i 200 -w 10"
     RING_ARGS="-l 100000 -L 5000 -w 50 -T 5"
@@ -222,13 +226,15 @@ DONE=0
 run_one() { # impl program np rep args...
     local impl=$1 prog=$2 np=$3 rep=$4
     shift 4
-    local log=$OUT/logs/$impl-${prog//\//_}-np$np-rep$rep.log
+    local tag=""
+    case " $* " in *" -p "*) tag=-$(printf '%s\n' "$*" | sed -n 's/.*-p \([^ ]*\).*/\1/p') ;; esac
+    local log=$OUT/logs/$impl-${prog//\//_}$tag-np$np-rep$rep.log
     local t0 t1 rc status wall
     SEQ=$((SEQ + 1))
     DONE=$((DONE + 1))
     impl_launch "$impl"
     printf '[%3d/%d %3ds] %-8s %-14s np=%-2s rep %d/%d ... ' "$DONE" "$TOTAL" \
-        $(($(date +%s) - START)) "$impl" "$prog" "$np" "$rep" "$REPS" >&2
+        $(($(date +%s) - START)) "$impl" "$prog$tag" "$np" "$rep" "$REPS" >&2
     t0=$(date +%s.%N)
     timeout -k 5 "$TIMEOUT" "${LAUNCH[@]}" -n "$np" "$OUT/bin-$impl/$prog" -m "$@" \
         >"$log" 2>&1 </dev/null
@@ -246,7 +252,7 @@ run_one() { # impl program np rep args...
     nfail=$(grep -c '^RESULT .*status=FAILED' "$log")
     if [ "$status" = timeout ]; then
         printf 'TIMEOUT (>%s s), see %s\n' "$TIMEOUT" "${log#"$ROOT"/}" >&2
-        TIMED_OUT="$TIMED_OUT $impl:$prog:$np"
+        TIMED_OUT="$TIMED_OUT $impl:$prog$tag:$np"
     elif [ "$parsed" != 0 ]; then
         printf 'FAILED (exit %s, no result), see %s\n' "$rc" "${log#"$ROOT"/}" >&2
     elif [ "$nfail" != 0 ]; then
@@ -362,6 +368,8 @@ while read -r name src; do
     bandwidth) add_plan bandwidth 2 "$BW_ARGS" ;;
     ring) for np in $RANKS; do add_plan ring "$np" "$RING_ARGS"; done ;;
     imb) for np in $RANKS; do add_plan imb "$np" "$IMB_ARGS"; done ;;
+    apps/gauss) for np in $APP_RANKS; do for part in $GAUSS_P; do
+                    add_plan "$name" "$np" "$APP_ARGS -p $part"; done; done ;;
     apps/*) for np in $APP_RANKS; do add_plan "$name" "$np" "$APP_ARGS"; done ;;
     esac
 done <<EOF
@@ -388,8 +396,10 @@ for rep in $(seq 1 "$REPS"); do
                 SKIPPED=$((SKIPPED + 1))
                 continue
             fi
+            tag=""
+            case " $args " in *" -p "*) tag=-$(printf '%s\n' "$args" | sed -n 's/.*-p \([^ ]*\).*/\1/p') ;; esac
             case " $TIMED_OUT " in
-            *" $impl:$prog:$np "*)
+            *" $impl:$prog$tag:$np "*)
                 DONE=$((DONE + 1))
                 say "[$DONE/$TOTAL] $impl $prog np=$np rep $rep/$REPS: skipped (timed out before)"
                 continue ;;
