@@ -37,11 +37,11 @@
  *   multiple of 4 (a float).
  *
  * Timing: for each benchmark and size, one iteration then a short warm-up
- * (in up to 4 chunks; the fastest chunk counts), both untimed and used to
+ * (in up to 5 chunks; the median chunk counts), both untimed and used to
  * pick the iteration count: the base count (-i,
  * default 1000) up to 4 KiB, scaled down in proportion above it, and capped
  * so that one repetition lasts about the time budget (-t, default 0.05 s;
- * at least 2 iterations). Then `reps` repetitions (-r, default 5), each
+ * at least 2 iterations, 1 in quick mode). Then `reps` repetitions (-r, default 5), each
  * after a Barrier; the reported value is the MEDIAN over repetitions of the
  * per-repetition value (MAX over ranks), with min= and max= over
  * repetitions. Numbers are printed, never judged.
@@ -135,7 +135,7 @@ struct ctx {
 };
 
 typedef struct options {
-    int machine, quick, reps, window;
+    int machine, quick, reps, window, min_iters;
     long iters;
     double budget;
     size_t max_size;
@@ -646,20 +646,23 @@ static int measure(ctx_t *c, const options_t *o)
     double t1 = MPI_Wtime() - t0;
     agree(c->comm, &st, &t1);
     if (st == ST_OK) {
-        /* Warm-up in up to 4 chunks; the fastest chunk estimates one
-         * iteration, so that a preempted chunk cannot shrink the count. */
-        long wmax = iters_for(o, c->size) / 10 + 1, wmin = wmax < 8 ? wmax : 8;
+        /* Warm-up in up to 5 chunks; the median chunk estimates one
+         * iteration: one preempted chunk cannot shrink the count, and one
+         * lucky chunk cannot blow the budget when every rank is slow. */
+        long wmax = iters_for(o, c->size) / 10 + 1, wmin = wmax < 5 ? wmax : 5;
         long warm = o->budget > 0 && t1 > 0 ? (long)(o->budget * 0.25 / t1) : wmax;
         warm = warm < wmin ? wmin : warm > wmax ? wmax : warm;
-        long chunks = warm < 4 ? warm : 4, per = warm / chunks;
-        double best = 1e300;
-        for (long k = 0; k < chunks && st == ST_OK; k++) {
+        int chunks = warm < 5 ? (int)warm : 5;
+        long per = warm / chunks;
+        double chunk_t[5];
+        for (int k = 0; k < chunks && st == ST_OK; k++) {
             t0 = MPI_Wtime();
             st = status_of(c->b->run(c, per), msg, sizeof(msg));
-            double t = (MPI_Wtime() - t0) / (double)per;
-            best = t < best ? t : best;
+            chunk_t[k] = (MPI_Wtime() - t0) / (double)per;
         }
-        t1 = best;
+        double lo_t, mean_t;
+        if (st == ST_OK)
+            bench_stats(chunk_t, chunks, &t1, &lo_t, &mean_t);
         agree(c->comm, &st, &t1);
         if (st == ST_OK)
             bad += check(c);
@@ -680,8 +683,8 @@ static int measure(ctx_t *c, const options_t *o)
     long iters = iters_for(o, c->size);
     if (o->budget > 0 && t1 > 0 && (double)iters * t1 > o->budget)
         iters = (long)(o->budget / t1);
-    if (iters < MIN_ITERS)
-        iters = MIN_ITERS;
+    if (iters < o->min_iters)
+        iters = o->min_iters;
 
     for (int r = 0; r < o->reps && st == ST_OK; r++) {
         c->seed = (unsigned)r + 2;
@@ -877,6 +880,7 @@ static int parse_options(int argc, char **argv, options_t *o)
         o->iters = 100;
     if (o->quick && !have_budget)
         o->budget = 0.01;
+    o->min_iters = o->quick ? 1 : MIN_ITERS;
     if (!any)
         for (int i = 0; i < B_COUNT; i++)
             o->want[i] = 1;
