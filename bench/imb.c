@@ -27,8 +27,8 @@
  *   allreduce   X/4 floats, MPI_SUM.
  *   allgather   X bytes from every rank; every rank receives n*X.
  *   alltoall    X bytes from every rank to every rank (buffers of n*X).
- *   reduce_scatter  MPI_Reduce_scatter_block: a vector of X bytes of floats,
- *               MPI_SUM, each rank keeps X/(4n) floats (block= key).
+ *   reduce_scatter  MPI_Reduce_scatter_block, MPI_SUM: a vector of n*X/4
+ *               floats; each rank keeps its X/4 floats (X per rank, as IMB).
  *   gather      X bytes from every rank to a rotating root.
  *   scatter     X bytes to every rank from a rotating root.
  *   For collectives value = one operation: each rank's average over the
@@ -53,7 +53,7 @@
  * form of the sum: floats that are small integers, so sums are exact). Any
  * mismatch prints the first wrong element on stderr and makes that size
  * status=FAILED. The warm-up data are checked too. To see a failure, run
- * with FERRY_IMB_CORRUPT=<name>: the last rank then spoils one received
+ * with FERRY_IMB_CORRUPT=<name>: every rank then spoils one received
  * byte before its check (a self-test of the checking, nothing else).
  *
  * Errors: MPI_ERRORS_RETURN is set on MPI_COMM_WORLD and every call checked.
@@ -65,7 +65,7 @@
  * Usage: imb [-m] [-q] [-b list] [-x max] [-i iters] [-r reps] [-t secs] [-W window]
  *   -m   also print one machine-readable line per measurement:
  *        RESULT bench=imb.<name> ranks=<n> size=<X> value=<v> unit=<us|MBps|msgps>
- *               status=<ok|FAILED|unsupported> min= max= iters= [tmin= tavg= MBps= msgps= block=]
+ *               status=<ok|FAILED|unsupported> min= max= iters= reps= [tmin= tavg= MBps= msgps=]
  *   -q   quick: sizes 0, 8, 1K, 64K, 1M only, base 100 iterations, budget 0.01 s
  *   -b   comma-separated benchmarks (default all), e.g. -b pingpong,allreduce
  *   -x   largest size, K/M suffixes allowed (default 4M)
@@ -227,8 +227,9 @@ static void fill(ctx_t *c)
         return;
     case B_REDUCE: case B_ALLREDUCE: case B_REDUCE_SCATTER: {
         float *s = (float *)(void *)c->sbuf;
-        for (int i = 0; i < c->count; i++)
-            s[i] = fvalue(me, c->seed, (size_t)i);
+        size_t len = (size_t)c->count * (size_t)(c->b->id == B_REDUCE_SCATTER ? n : 1);
+        for (size_t i = 0; i < len; i++)
+            s[i] = fvalue(me, c->seed, i);
         memset(c->rbuf, 0, (size_t)(c->b->id == B_REDUCE_SCATTER ? c->rcount : c->count) * sizeof(float));
         return;
     }
@@ -246,12 +247,12 @@ static void fill(ctx_t *c)
     }
 }
 
-/* Test hook: FERRY_IMB_CORRUPT=<name> makes the last rank spoil the first
+/* Test hook: FERRY_IMB_CORRUPT=<name> makes every rank spoil the first
  * byte it received before checking, to show what a failure looks like. */
 static void corrupt_for_test(ctx_t *c)
 {
     const char *victim = getenv("FERRY_IMB_CORRUPT");
-    if (victim == NULL || strcmp(victim, c->b->name) != 0 || c->rank != c->n - 1 || c->size == 0)
+    if (victim == NULL || strcmp(victim, c->b->name) != 0 || c->size == 0 || !c->active)
         return;
     char *p = c->b->id == B_BCAST ? c->sbuf : c->rbuf;
     if (c->b->id == B_BARRIER || (c->b->id == B_REDUCE && !c->was_root) ||
@@ -563,6 +564,7 @@ static void buffer_bytes(const bench_t *b, size_t x, int n, int window, size_t *
     case B_BCAST: r = 0; break;
     case B_ALLGATHER: case B_GATHER: r = (size_t)n * x; break;
     case B_ALLTOALL: s = r = (size_t)n * x; break;
+    case B_REDUCE_SCATTER: s = (size_t)n * x; break;
     case B_SCATTER: s = (size_t)n * x; break;
     default: break;
     }
@@ -744,8 +746,6 @@ static int measure(ctx_t *c, const options_t *o)
     if (c->b->unit == UNIT_MSGPS)
         len += snprintf(extra + len, sizeof(extra) - (size_t)len, " MBps=%.6g",
                         t_med > 0 ? window_msgs(c) * (double)c->size / t_med : 0);
-    if (c->b->id == B_REDUCE_SCATTER)
-        snprintf(extra + len, sizeof(extra) - (size_t)len, " block=%zu", (size_t)c->rcount * sizeof(float));
 
     if (c->rank == 0) {
         printf("  %10zu %8ld %12.3f %12.3f %12.3f", c->size, iters, med, lo, hi);
@@ -821,7 +821,7 @@ static void run_bench(const bench_t *b, const options_t *o, int rank, int n)
     for (int i = 0; i < nsizes; i++) {
         c.size = sizes[i];
         c.count = (int)(b->floats ? sizes[i] / sizeof(float) : sizes[i]);
-        c.rcount = c.count / n;
+        c.rcount = c.count; /* reduce_scatter: X per rank */
         if (measure(&c, o) != ST_OK)
             break;
     }
