@@ -27,7 +27,16 @@ LOWER_BETTER = {"us": True, "s": True, "ns": True, "MBps": False, "msgps": False
 UNIT_TEXT = {"us": "µs", "s": "s", "ns": "ns", "MBps": "MB/s", "msgps": "msg/s", "GBps": "GB/s"}
 # Extra keys that name a variant of a benchmark (e.g. gauss -p rows): part of its name.
 VARIANT_KEYS = ("p", "partition", "variant", "alg", "algorithm")
-NOISE_FLOOR = 0.05  # a change below 5 % is never called a regression
+NOISE_FLOOR = 0.05
+# Time benchmarks whose value is the one-way time of one message of `size` bytes:
+# above 1 KiB their size / time is a bandwidth, shown as a % of memcpy.
+ONE_WAY = ("latency", "pingpong")
+# (bench, ranks, size) of the headline table, when measured.
+HEADLINE = [("latency", 2, "8"), ("imb.pingpong", 2, "8"), ("imb.pingpong", 2, "1048576"),
+            ("bandwidth", 2, "65536"), ("bandwidth", 2, "1048576"), ("imb.uniband", 2, "1048576"),
+            ("imb.msgrate", 2, "8"), ("ring", 2, "8"), ("ring", 8, "8"),
+            ("imb.barrier", 2, "0"), ("imb.barrier", 8, "0"), ("imb.allreduce", 2, "8"),
+            ("imb.allreduce", 8, "8"), ("imb.bcast", 8, "1048576"), ("imb.alltoall", 8, "1024")]  # a change below 5 % is never called a regression
 
 DESCRIPTIONS = {
     "latency": "Blocking ping-pong between ranks 0 and 1 (bench/latency.c); one-way = round trip / 2.",
@@ -233,11 +242,15 @@ class Report:
         cl = self.limits.get("cacheline_ns")
         if unit == "us" and cl and v <= 1024:
             return f"×{med * 1000 / cl:.1f}"
-        if unit == "MBps" and v >= 1024 and self.limits.get("memcpy_GBps"):
-            table = {int(k): x for k, x in self.limits["memcpy_GBps"].items()}
-            below = [k for k in table if k <= v]
-            ref = table[max(below)] if below else table[min(table)]
+        if not self.limits.get("memcpy_GBps") or v <= 1024:
+            return "–"
+        table = {int(k): x for k, x in self.limits["memcpy_GBps"].items()}
+        below = [k for k in table if k <= v]
+        ref = table[max(below)] if below else table[min(table)]
+        if unit == "MBps":
             return f"{med / (ref * 1000) * 100:.0f}%"
+        if unit == "us" and bench.lower().rsplit(".", 1)[-1] in ONE_WAY:
+            return f"{v / med / (ref * 1000) * 100:.0f}%"  # size / one-way time = MB/s
         return "–"
 
     def geomeans(self, bench, ranks, np):
@@ -326,6 +339,36 @@ class Report:
                 o.append(f"- {dict(IMPLS).get(f['impl'], f['impl'])} `{f['program']}` -n {f['np']}: "
                          f"{f['status']} in repetition(s) {', '.join(f['reps'])} (see logs/)")
             o.append("")
+
+    def headline(self):
+        """A few key numbers, those present of HEADLINE."""
+        rows = []
+        for bench, ranks, size in HEADLINE:
+            if any((i, bench, ranks, ranks, size) in self.by_key for i, _ in IMPLS):
+                rows.append((bench, ranks, size))
+        if not rows:
+            return
+        o = self.out
+        o.append("## Headline\n")
+        o.append("Medians; each row says which way is better. Ratio = Ferry / peer. The last "
+                 "column relates Ferry to the machine (× cache-line bounce, or % of memcpy).\n")
+        o.append("| measurement | unit | better | Ferry | MPICH | Open MPI | Ferry/MPICH | "
+                 "Ferry/Open MPI | Ferry vs limit |")
+        o.append("|---|---|---|---:|---:|---:|---:|---:|---:|")
+        for bench, ranks, size in rows:
+            unit = self.unit.get(bench, "")
+            lower = LOWER_BETTER.get(unit, True)
+            cells = [self.cell(i, bench, ranks, ranks, size) for i, _ in IMPLS]
+            f = self.median("ferry", bench, ranks, ranks, size)
+            rat = []
+            for p, _ in PEERS:
+                v = self.median(p, bench, ranks, ranks, size)
+                rat.append(fmt_ratio(f / v) if f is not None and v else "–")
+            o.append(f"| {bench} {human_size(size, unit)}, {ranks} ranks | "
+                     f"{UNIT_TEXT.get(unit, unit)} | {'lower' if lower else 'higher'} | "
+                     + " | ".join(cells + rat) + " | "
+                     + self.limit_text("ferry", bench, ranks, ranks, size, unit) + " |")
+        o.append("")
 
     def summary(self):
         o = self.out
@@ -420,7 +463,10 @@ class Report:
                         for s in sizes for i, _ in IMPLS)
         head = ["size"] + [n for _, n in IMPLS] + [f"Ferry/{n}" for _, n in PEERS]
         if limit_col:
-            what = "× cache line" if unit == "us" else "% of memcpy"
+            what = "% of memcpy"
+            if unit == "us":
+                what = "× cache line ≤ 1 KiB" + (", % of memcpy above" if
+                                                 bench.lower().rsplit(".", 1)[-1] in ONE_WAY else "")
             head.append(f"{what} (F / M / O)")
         o.append("| " + " | ".join(head) + " |")
         o.append("|" + "|".join(["---:"] * len(head)) + "|")
@@ -551,6 +597,7 @@ class Report:
     def render(self, base=None):
         self.header()
         self.failures()
+        self.headline()
         self.summary()
         if base is not None:
             self.regressions(base)
@@ -583,7 +630,8 @@ def main(argv):
             data = json.load(f)
     elif args.csv:
         with open(args.csv, newline="", encoding="utf-8") as f:
-            rows = list(csv.DictReader(f))
+            # Lines starting with '#' describe the machine (meta.txt's key=value lines).
+            rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
         data = build_json(rows, read_meta(args.meta))
     else:
         ap.error("give --csv or --from-json")

@@ -73,7 +73,7 @@ CFLAGS="-O2 -std=c11 -Wall -Wextra -I$BENCH_DIR"
 STAMP=$(date +%Y%m%d-%H%M%S)
 OUT=$BENCH_DIR/results/$STAMP
 mkdir -p "$OUT/logs"
-CSV=$OUT/results.csv
+CSV=$OUT/logs/rows.csv # results.csv = the machine description as '#' lines + these rows
 META=$OUT/meta.txt
 
 say() { printf '%s\n' "$*" >&2; }
@@ -265,7 +265,8 @@ run_one() { # impl program np rep args...
 write_report() {
     local base=()
     [ -n "$BASELINE" ] && base=(--baseline "$BASELINE")
-    python3 "$BENCH_DIR/compare.py" --csv "$CSV" --meta "$META" --json "$OUT/results.json" \
+    { sed 's/^/# /' "$META"; cat "$CSV"; } >"$OUT/results.csv"
+    python3 "$BENCH_DIR/compare.py" --csv "$OUT/results.csv" --meta "$META" --json "$OUT/results.json" \
         --report "$OUT/report.md" "${base[@]}"
     if [ "${NO_PLOTS:-0}" != 1 ]; then
         # Debian's python3-matplotlib lives under /usr/bin/python3, which may not be the
@@ -281,6 +282,9 @@ write_report() {
 }
 
 # --- main ---------------------------------------------------------------------
+# One function, so bash has read all of it before it runs: editing this file while a
+# run is going on cannot change the running script.
+main() {
 START=$(date +%s)
 : >"$META"
 meta date "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -418,3 +422,7 @@ meta budget "$BUDGET"
 meta skipped_budget "$SKIPPED"
 [ "$SKIPPED" = 0 ] || say "run.sh: time budget of $BUDGET s spent: $SKIPPED runs not started"
 write_report
+}
+
+main "$@"
+exit $?
