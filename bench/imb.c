@@ -13,9 +13,11 @@
  *               MBps = 2X / value (each rank sends and receives X).
  *   exchange    every rank: Irecv from both neighbours, Isend to both,
  *               Waitall. value = one iteration, MAX over ranks; MBps = 4X / value.
- *   uniband     pairs (i, i + n/2): i posts a window of W Isends of X bytes,
- *               the partner W Irecvs into W distinct buffers and answers a
- *               zero-byte ack. value = aggregate MB/s over all pairs.
+ *   uniband     pairs (i, i + n/2): i posts a window of W Isends of X bytes
+ *               (one send buffer), the partner W Irecvs into W distinct
+ *               buffers and answers a zero-byte ack (not in IMB: it keeps
+ *               windows from piling up). value = aggregate MB/s over all
+ *               pairs (W * pairs * X / time); msgps= the aggregate rate.
  *   biband      the same pairs, both sides post W Irecvs and W Isends and
  *               wait for all 2W. value = aggregate MB/s (both directions).
  *   msgrate     pairs (0,1), (2,3), ...: even ranks send windows of W small
@@ -38,13 +40,16 @@
  *
  * Timing: for each benchmark and size, one iteration then a short warm-up
  * (in up to 5 chunks; the median chunk counts), both untimed and used to
- * pick the iteration count: the base count (-i,
- * default 1000) up to 4 KiB, scaled down in proportion above it, and capped
- * so that one repetition lasts about the time budget (-t, default 0.05 s;
- * at least 2 iterations, 1 in quick mode). Then `reps` repetitions (-r, default 5), each
- * after a Barrier; the reported value is the MEDIAN over repetitions of the
+ * pick the iteration count: the base count (-i, default 1000) up to 4 KiB,
+ * scaled down in proportion above it, and capped so that one repetition
+ * lasts about the time budget (-t, default 0.05 s; at least 2 iterations,
+ * 1 in quick mode). Then `reps` repetitions (-r, default 5), each after a
+ * Barrier; the reported value is the MEDIAN over repetitions of the
  * per-repetition value (MAX over ranks), with min= and max= over
  * repetitions. Numbers are printed, never judged.
+ * Run time on the 2-core dev VM: -q takes 1-2 s at 2 ranks and 6-8 s at 8
+ * (Ferry, Open MPI); MPICH, which polls without yielding, needs 30 s at 4
+ * and 75 s at 8 ranks. A full sweep takes 2-3 minutes at 2 ranks.
  *
  * Verification: before every repetition each rank fills its send buffers
  * with contents derived from its rank, the destination and the repetition,
@@ -67,7 +72,8 @@
  *        RESULT bench=imb.<name> ranks=<n> size=<X> value=<v> unit=<us|MBps|msgps>
  *               status=<ok|FAILED|unsupported> min= max= iters= reps= [tmin= tavg= MBps= msgps=]
  *   -q   quick: sizes 0, 8, 1K, 64K, 1M only, base 100 iterations, budget 0.01 s
- *   -b   comma-separated benchmarks (default all), e.g. -b pingpong,allreduce
+ *   -b   comma-separated benchmarks (default all), e.g. -b pingpong,allreduce;
+ *        case and an "imb." prefix are ignored
  *   -x   largest size, K/M suffixes allowed (default 4M)
  *   -i   base iterations for sizes <= 4 KiB (default 1000, quick 100)
  *   -r   repetitions, median reported (default 5)
