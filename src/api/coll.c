@@ -36,6 +36,9 @@ static int bcast(const char *fn, void *buffer, MPI_Count count, MPI_Datatype dat
     int rc = coll_args(fn, buffer, count, datatype, comm, &c, &d);
     if (rc == MPI_SUCCESS)
         rc = fy_api_rank(fn, c, root, "root", 0, 0);
+    /* Nothing to move: collectives other than Barrier need not synchronize. */
+    if (rc == MPI_SUCCESS && (count == 0 || d->size == 0))
+        return MPI_SUCCESS;
     if (rc == MPI_SUCCESS) {
         fy_lock();
         rc = fy_bcast(buffer, count, d, root, c);
@@ -56,6 +59,8 @@ static int reduce(const char *fn, const void *sendbuf, void *recvbuf, MPI_Count 
         rc = fy_op_check(fn, op, d);
     if (rc == MPI_SUCCESS && sendbuf == MPI_IN_PLACE && c->rank != root)
         rc = fy_err_set(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is only valid at the root", fn);
+    if (rc == MPI_SUCCESS && count == 0)
+        return MPI_SUCCESS;
     if (rc == MPI_SUCCESS) {
         fy_lock();
         rc = fy_reduce(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, d, op, root, c);
@@ -74,6 +79,8 @@ static int allreduce(const char *fn, const void *sendbuf, void *recvbuf, MPI_Cou
         rc = fy_api_buf(fn, recvbuf, count, d);
     if (rc == MPI_SUCCESS)
         rc = fy_op_check(fn, op, d);
+    if (rc == MPI_SUCCESS && count == 0)
+        return MPI_SUCCESS;
     if (rc == MPI_SUCCESS) {
         fy_lock();
         rc = fy_allreduce(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, d, op, c);

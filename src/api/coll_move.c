@@ -195,6 +195,8 @@ static int allgather(const char *fn, const void *sbuf, MPI_Count scount, MPI_Dat
     if (rc == MPI_SUCCESS && (scount < 0 || rcount < 0))
         rc = fy_err_set(MPI_ERR_COUNT, "%s: invalid count %ld", fn,
                         (long)(scount < 0 ? scount : rcount));
+    if (rc == MPI_SUCCESS && !rcounts && rcount == 0)
+        return MPI_SUCCESS; /* every block is empty: nothing to move */
     if (rc == MPI_SUCCESS) {
         fy_lock();
         rc = fy_allgatherv(sbuf, scount, a.sdt, rbuf, rcount, rcounts, displs, a.rdt, a.c);
@@ -259,6 +261,8 @@ static int alltoall(const char *fn, const void *sbuf, MPI_Count scount, const MP
     if (rc == MPI_SUCCESS && (scount < 0 || rcount < 0))
         rc = fy_err_set(MPI_ERR_COUNT, "%s: invalid count %ld", fn,
                         (long)(scount < 0 ? scount : rcount));
+    if (rc == MPI_SUCCESS && !rcounts && rcount == 0)
+        return MPI_SUCCESS; /* every block is empty: nothing to move */
     if (rc == MPI_SUCCESS) {
         fy_lock();
         rc = fy_alltoallv(sbuf, scount, scounts, sdispls, a.sdt, rbuf, rcount, rcounts, rdispls,
@@ -323,6 +327,8 @@ static int reduce_scatter(const char *fn, const void *sbuf, void *rbuf, MPI_Coun
         rc = fy_err_set(MPI_ERR_COUNT, "%s: invalid count %ld", fn, (long)rcount);
     if (rc == MPI_SUCCESS)
         rc = fy_op_check(fn, op, a.rdt);
+    if (rc == MPI_SUCCESS && !rcounts && rcount == 0)
+        return MPI_SUCCESS; /* every block is empty: nothing to move */
     if (rc == MPI_SUCCESS) {
         fy_lock();
         rc = fy_reduce_scatter(sbuf, rbuf, rcount, rcounts, a.rdt, op, a.c);
