@@ -556,7 +556,7 @@ class Report:
         for g in base.get("results", []):
             if "median" in g:
                 old[(g["impl"], g["bench"], g["ranks"], g["np"], str(g["size"]))] = g
-        regs, imps, compared = [], [], 0
+        regs, imps, compared, single = [], [], 0, 0
         for key, g in self.by_key.items():
             if key[0] != "ferry" or "median" not in g:
                 continue
@@ -568,13 +568,19 @@ class Report:
             change = g["median"] / b["median"] - 1
             worse = change if lower else -change
             thr = max(b.get("spread", 0), g.get("spread", 0), NOISE_FLOOR)
-            drift = []
+            drift, machine = [], False
             for p, name in PEERS:
                 n, ob = self.by_key.get((p,) + key[1:]), old.get((p,) + key[1:])
                 if n and ob and "median" in n and ob.get("median"):
-                    drift.append(f"{name} {n['median'] / ob['median'] - 1:+.0%}")
+                    pc = n["median"] / ob["median"] - 1
+                    drift.append(f"{name} {pc:+.0%}")
+                    # A peer moved the same way by at least half as much: the machine, maybe.
+                    if (pc if lower else -pc) * (1 if worse > 0 else -1) >= abs(worse) / 2:
+                        machine = True
+            single += len(g["values"]) < 2 and len(b.get("values", [])) < 2
             line = (g["bench"], g["ranks"], g["np"], g["size"], b["median"], g["median"], change,
-                    thr, ", ".join(drift) or "–", g["unit"])
+                    thr, (", ".join(drift) or "–") + (" — **peers moved too**" if machine else ""),
+                    g["unit"])
             if worse > thr:
                 regs.append(line)
             elif -worse > thr:
@@ -582,6 +588,13 @@ class Report:
         if compared == 0:
             o.append("No Ferry measurement is common to both runs.\n")
             return
+        if single:
+            o.append(f"**Caution:** {single} of the {compared} comparisons have a single "
+                     "repetition on both sides, so their spread is unknown and only the "
+                     f"{NOISE_FLOOR:.0%} floor applies; rerun both with REPS=3 or more before "
+                     "believing them. \"peers moved too\" marks a change that MPICH or Open MPI "
+                     "made in the same direction by at least half as much: likely the machine, "
+                     "not Ferry.\n")
         for title, items in (("Regressions", regs), ("Improvements", imps)):
             o.append(f"**{title}: {len(items)}** of {compared} Ferry measurements compared.\n")
             if not items:

@@ -20,7 +20,7 @@
 #   RANKS="..."      rank counts for ring and imb (default "2 4 8")
 #   APP_RANKS="..."  rank counts for the applications (default "1 2 4 8", QUICK: "1 2 8")
 #   GAUSS_P="..."    partitionings of apps/gauss (default "rows cols cyclic", QUICK: "rows cyclic")
-#   TIMEOUT=S        wall-clock limit of one mpiexec run (default 60, QUICK: 10)
+#   TIMEOUT=S        wall-clock limit of one mpiexec run (default 120, QUICK: 10)
 #   BUDGET=S         after S seconds start no run of repetition 2 or later (default none, QUICK: 140);
 #                    the runs left out are counted in the report
 #   ONLY="..."       run only these programs (e.g. "latency imb apps/cpi")
@@ -57,7 +57,7 @@ if [ "$QUICK" = 1 ]; then
     LIMITS_ARGS="-r 5000"
 else
     REPS=${REPS:-3}
-    TIMEOUT=${TIMEOUT:-60}
+    TIMEOUT=${TIMEOUT:-120}
     BUDGET=${BUDGET:-0}
     APP_RANKS=${APP_RANKS:-"1 2 4 8"}
     GAUSS_P=${GAUSS_P:-"rows cols cyclic"}
