@@ -119,9 +119,15 @@ def plot_bandwidth(data, out):
             if pts:
                 ax.plot(*zip(*pts), marker=mark, color=color, label=name, ms=4)
         top = max((x for i in s[bench].values() for r in i.values() for x in r), default=0)
+        ymax = max((y for i in s[bench].values() for r in i.values() for y in r.values()), default=0)
         ref = [k for k in sorted(mem) if k <= 2 * top]
         if ref:
-            ax.plot(ref, [mem[k] for k in ref], color="gray", ls=":", label="memcpy, 1 thread")
+            # memcpy of cached sizes runs far above any MPI curve: clip the axis to the MPI
+            # curves so they stay readable (memcpy shows where it falls in range).
+            ax.plot(ref, [mem[k] for k in ref], color="gray", ls=":",
+                    label="memcpy, 1 thread (clipped)")
+            if ymax > 0:
+                ax.set_ylim(0, ymax * 1.4)
         ax.set_xscale("log", base=2)
         size_axis(ax)
         ax.set_ylabel("bandwidth (MB/s, 10^6 B/s; higher is better)")
