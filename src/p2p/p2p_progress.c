@@ -75,7 +75,7 @@ int fy_p2p_init(void)
         fy_rt.wait_mode = FY_WAIT_SPIN;
     else if (w && strcmp(w, "block") == 0)
         fy_rt.wait_mode = FY_WAIT_BLOCK;
-    fy_rt.spin_ns = fy_env_size("FERRY_SPIN_US", oversubscribed ? 50 : 1000) * 1000;
+    fy_rt.spin_ns = fy_env_size("FERRY_SPIN_US", 50) * 1000;
     fy_rt.spin_yield = (int)fy_env_size("FERRY_YIELD", oversubscribed);
     if (fy_rt.wait_mode == FY_WAIT_BLOCK)
         fy_rt.spin_ns = 0;
@@ -115,7 +115,8 @@ static inline int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-void fy_wait_until(bool (*done)(void *), void *arg)
+/* Polls for spin_ns of idleness before each sleep (see fy_wait_until). */
+static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
 {
     int64_t idle_since = 0; /* 0: not idle yet */
     unsigned polls = 0;
@@ -126,7 +127,7 @@ void fy_wait_until(bool (*done)(void *), void *arg)
         }
         /* Read the clock only every 32 idle polls: it costs as much as a poll. */
         if (fy_rt.wait_mode == FY_WAIT_SPIN || (++polls & 31) != 0 || idle_since == 0 ||
-            now_ns() - idle_since < fy_rt.spin_ns) {
+            now_ns() - idle_since < spin_ns) {
             if (idle_since == 0 && fy_rt.wait_mode != FY_WAIT_SPIN)
                 idle_since = now_ns();
             if (fy_rt.locking) { /* let other threads in between polls */
@@ -154,19 +155,28 @@ void fy_wait_until(bool (*done)(void *), void *arg)
         if (fy_rt.size > 1 && getppid() != fy_rt.launcher_pid)
             fy_fatal(MPI_ERR_OTHER, "the launcher has died; ending this rank");
         /* Woken: what we wait for is probably here; poll a little before sleeping again. */
-        idle_since = now_ns() - fy_rt.spin_ns / 2;
+        idle_since = now_ns() - spin_ns / 2;
     }
 }
+
+void fy_wait_until(bool (*done)(void *), void *arg) { wait_spinning(done, arg, fy_rt.spin_ns); }
 
 static bool req_done(void *r)
 {
     return fy_req_is_done(r);
 }
 
+/* A sender whose peer is copying its message out (single-copy rendezvous) will wait about as
+ * long as the copy takes: spin that long (at a pessimistic 4 bytes/ns) rather than sleep
+ * through it and pay a wake-up. */
 void fy_wait_req(fy_req_t *r)
 {
-    if (!fy_req_is_done(r))
-        fy_wait_until(req_done, r);
+    if (fy_req_is_done(r))
+        return;
+    int64_t spin = fy_rt.spin_ns;
+    if (r->kind == FY_REQ_SEND && r->pstate == FY_PS_WAIT_FIN && (int64_t)(r->bytes / 4) > spin)
+        spin = (int64_t)(r->bytes / 4);
+    wait_spinning(req_done, r, spin);
 }
 
 /* Unexpected eager payloads: blocks recycled through two free lists, small (up to 512 bytes,
