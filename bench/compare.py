@@ -28,6 +28,10 @@ UNIT_TEXT = {"us": "µs", "s": "s", "ns": "ns", "MBps": "MB/s", "msgps": "msg/s"
 # Extra keys that name a variant of a benchmark (e.g. gauss -p rows): part of its name.
 VARIANT_KEYS = ("p", "partition", "variant", "alg", "algorithm")
 NOISE_FLOOR = 0.05
+# Peers count as witnesses of machine drift only when their own repetitions agree within this,
+# and the correction they give is bounded (a 2x drift within minutes has been seen here).
+PEER_STABLE = 0.5
+MAX_DRIFT = 2.5
 # Time benchmarks whose value is the one-way time of one message of `size` bytes:
 # above 1 KiB their size / time is a bandwidth, shown as a % of memcpy.
 ONE_WAY = ("latency", "pingpong")
@@ -547,11 +551,16 @@ class Report:
         o.append("## Regressions against baseline\n")
         bm = base.get("meta", {})
         o.append(f"Baseline: run of {bm.get('date', '?')}, commit `{bm.get('commit', '?')}`"
-                 f"{' (QUICK)' if bm.get('quick') == '1' else ''}. A Ferry number is a "
-                 "**regression** when its new median is worse than the old one by more than "
+                 f"{' (QUICK)' if bm.get('quick') == '1' else ''}. Ferry's change is judged "
+                 "**against the peers'**: the new/old ratio of Ferry's median is divided by the "
+                 "geometric mean of MPICH's and Open MPI's new/old ratios on the same measurement "
+                 "(peers whose own repetitions scatter by more than 50% are left out, and the "
+                 "correction is bounded to 2.5x), "
+                 "so that a machine that got slower for everyone (this shared VM drifts by 2x within "
+                 "minutes) is not taken for a Ferry regression; where no peer has both numbers, the "
+                 "raw change is used. A **regression** is a corrected change worse than "
                  f"max(old spread, new spread, {NOISE_FLOOR:.0%}), where spread = (max − min) / "
-                 "median over repetitions; an improvement by the same rule is listed too. The peers' "
-                 "change on the same measurement shows how much the machine itself drifted.\n")
+                 "median over repetitions; an improvement by the same rule is listed too.\n")
         old = {}
         for g in base.get("results", []):
             if "median" in g:
@@ -566,21 +575,24 @@ class Report:
             compared += 1
             lower = LOWER_BETTER.get(g["unit"], True)
             change = g["median"] / b["median"] - 1
-            worse = change if lower else -change
             thr = max(b.get("spread", 0), g.get("spread", 0), NOISE_FLOOR)
-            drift, machine = [], False
+            drift, factors = [], []
             for p, name in PEERS:
                 n, ob = self.by_key.get((p,) + key[1:]), old.get((p,) + key[1:])
-                if n and ob and "median" in n and ob.get("median"):
-                    pc = n["median"] / ob["median"] - 1
-                    drift.append(f"{name} {pc:+.0%}")
-                    # A peer moved the same way by at least half as much: the machine, maybe.
-                    if (pc if lower else -pc) * (1 if worse > 0 else -1) >= abs(worse) / 2:
-                        machine = True
+                if n and ob and n.get("median") and ob.get("median"):
+                    f = n["median"] / ob["median"]
+                    drift.append(f"{name} {f - 1:+.0%}")
+                    # A peer whose own repetitions scatter (MPICH polling when ranks outnumber
+                    # cores swings 100x) says nothing about the machine.
+                    if max(n.get("spread", 0), ob.get("spread", 0)) <= PEER_STABLE and 0.2 < f < 5:
+                        factors.append(f)
+            machine = math.exp(sum(math.log(f) for f in factors) / len(factors)) if factors else 1.0
+            machine = min(max(machine, 1 / MAX_DRIFT), MAX_DRIFT)
+            corrected = (1 + change) / machine - 1
+            worse = corrected if lower else -corrected
             single += len(g["values"]) < 2 and len(b.get("values", [])) < 2
             line = (g["bench"], g["ranks"], g["np"], g["size"], b["median"], g["median"], change,
-                    thr, (", ".join(drift) or "–") + (" — **peers moved too**" if machine else ""),
-                    g["unit"])
+                    corrected, thr, ", ".join(drift) or "–", g["unit"])
             if worse > thr:
                 regs.append(line)
             elif -worse > thr:
@@ -592,19 +604,19 @@ class Report:
             o.append(f"**Caution:** {single} of the {compared} comparisons have a single "
                      "repetition on both sides, so their spread is unknown and only the "
                      f"{NOISE_FLOOR:.0%} floor applies; rerun both with REPS=3 or more before "
-                     "believing them. \"peers moved too\" marks a change that MPICH or Open MPI "
-                     "made in the same direction by at least half as much: likely the machine, "
-                     "not Ferry.\n")
+                     "believing them.\n")
         for title, items in (("Regressions", regs), ("Improvements", imps)):
             o.append(f"**{title}: {len(items)}** of {compared} Ferry measurements compared.\n")
             if not items:
                 continue
-            o.append("| benchmark | ranks | size | old | new | change | threshold | peers' change |")
-            o.append("|---|---:|---:|---:|---:|---:|---:|---|")
-            for bench, ranks, np, size, a, b, ch, thr, drift, unit in sorted(items, key=lambda t: -abs(t[6])):
+            o.append("| benchmark | ranks | size | old | new | change | against peers | threshold "
+                     "| peers' change |")
+            o.append("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+            for bench, ranks, np, size, a, b, ch, corr, thr, drift, unit in sorted(
+                    items, key=lambda t: -abs(t[7])):
                 rk = f"{ranks}" + (f" (of {np})" if np != ranks else "")
                 o.append(f"| {bench} | {rk} | {human_size(size, unit)} | {fmt(a)} | {fmt(b)} | "
-                         f"{ch:+.1%} | ±{thr:.0%} | {drift} |")
+                         f"{ch:+.1%} | {corr:+.1%} | ±{thr:.0%} | {drift} |")
             o.append("")
 
     def render(self, base=None):
