@@ -64,6 +64,7 @@ static int reduce(const char *fn, const void *sendbuf, void *recvbuf, MPI_Count 
     if (rc == MPI_SUCCESS) {
         fy_lock();
         rc = fy_reduce(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, d, op, root, c);
+        fy_coll_scratch_done();
         fy_unlock();
     }
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
@@ -84,6 +85,7 @@ static int allreduce(const char *fn, const void *sendbuf, void *recvbuf, MPI_Cou
     if (rc == MPI_SUCCESS) {
         fy_lock();
         rc = fy_allreduce(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, d, op, c);
+        fy_coll_scratch_done();
         fy_unlock();
     }
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);

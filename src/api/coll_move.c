@@ -332,6 +332,7 @@ static int reduce_scatter(const char *fn, const void *sbuf, void *rbuf, MPI_Coun
     if (rc == MPI_SUCCESS) {
         fy_lock();
         rc = fy_reduce_scatter(sbuf, rbuf, rcount, rcounts, a.rdt, op, a.c);
+        fy_coll_scratch_done();
         fy_unlock();
     }
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);

@@ -35,6 +35,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     fy_lock();
     rc = fy_allreduce(fy_comm_free_cids(), agreed, FY_CID_MASK_WORDS, fy_dtype_get(MPI_UINT64_T),
                       MPI_BAND, c);
+    fy_coll_scratch_done();
     if (rc == MPI_SUCCESS)
         rc = fy_comm_dup(c, agreed, &n);
     if (rc == MPI_SUCCESS && (rc = fy_attr_dup(c, n)) != MPI_SUCCESS)

@@ -57,6 +57,7 @@ int PMPI_Finalize(void)
     /* Queued control records (FIN, ACK) may be what a peer still waits for. */
     fy_wait_until(no_pending, NULL);
     rc = fy_barrier(fy_comm_get(MPI_COMM_WORLD));
+    fy_coll_fini();
     fy_finalize();
     fy_unlock();
     return rc;

@@ -18,9 +18,9 @@ int fy_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t 
         memcpy(rbuf, sbuf, span);
     if (p == 1)
         return MPI_SUCCESS;
-    char *tmp = malloc(span ? span : 1);
+    char *tmp = fy_coll_scratch(0, span ? span : 1);
     if (!tmp)
-        return fy_err_set(MPI_ERR_NO_MEM, "MPI_Allreduce: out of memory for %zu bytes", span);
+        return MPI_ERR_NO_MEM;
     int pof2 = 1;
     while (pof2 * 2 <= p)
         pof2 *= 2;
@@ -52,6 +52,5 @@ int fy_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t 
         else
             rc = fy_coll_recv(rbuf, count, dt, me + 1, FY_TAG_ALLREDUCE, c);
     }
-    free(tmp);
     return rc;
 }

@@ -6,6 +6,7 @@
 #include "fy_err.h"
 #include "fy_p2p.h"
 #include "fy_request.h"
+#include "fy_runtime.h"
 
 static int finish(fy_req_t *r)
 {
@@ -104,4 +105,49 @@ int fy_coll_copy(const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt, void 
     fy_dtype_unpack(rdt, tmp, bytes, rbuf);
     free(tmp);
     return MPI_SUCCESS;
+}
+
+/* Scratch buffers kept between calls: a large malloc is a fresh mmap whose every page faults
+ * on first touch. Under MPI_THREAD_MULTIPLE two threads may be inside collectives at once (the
+ * wait loop drops the lock), so there each call gets its own buffers, released by
+ * fy_coll_scratch_done. */
+static void *scratch[2];
+static size_t scratch_cap[2];
+static _Thread_local void *own[2];
+
+void *fy_coll_scratch(int slot, size_t bytes)
+{
+    if (fy_rt.locking) {
+        free(own[slot]);
+        own[slot] = malloc(bytes);
+        if (!own[slot])
+            fy_err_set(MPI_ERR_NO_MEM, "collective: out of memory for %zu bytes of scratch", bytes);
+        return own[slot];
+    }
+    if (bytes > scratch_cap[slot]) {
+        free(scratch[slot]);
+        scratch[slot] = malloc(bytes);
+        scratch_cap[slot] = scratch[slot] ? bytes : 0;
+        if (!scratch[slot])
+            fy_err_set(MPI_ERR_NO_MEM, "collective: out of memory for %zu bytes of scratch", bytes);
+    }
+    return scratch[slot];
+}
+
+void fy_coll_scratch_done(void)
+{
+    for (int i = 0; i < 2; i++) {
+        free(own[i]);
+        own[i] = NULL;
+    }
+}
+
+void fy_coll_fini(void)
+{
+    fy_coll_scratch_done();
+    for (int i = 0; i < 2; i++) {
+        free(scratch[i]);
+        scratch[i] = NULL;
+        scratch_cap[i] = 0;
+    }
 }

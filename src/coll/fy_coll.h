@@ -29,6 +29,13 @@ struct fy_req *fy_coll_isend(const void *buf, MPI_Aint count, const fy_dtype_t *
 struct fy_req *fy_coll_irecv(void *buf, MPI_Aint count, const fy_dtype_t *dt, int peer, int tag,
                              fy_comm_t *c);
 int fy_coll_waitall(struct fy_req **reqs, int n);
+/* Scratch space reused across calls (slot 0 or 1: an algorithm may need two at once); valid
+ * until the next call with the same slot. NULL when out of memory (message set). A collective
+ * that used scratch calls fy_coll_scratch_done before returning (it frees the per-call
+ * buffers of MPI_THREAD_MULTIPLE and does nothing otherwise). */
+void *fy_coll_scratch(int slot, size_t bytes);
+void fy_coll_scratch_done(void);
+void fy_coll_fini(void);
 /* A rank's own contribution copied between two typed buffers (MPI_ERR_TRUNCATE if too big). */
 int fy_coll_copy(const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt, void *rbuf,
                  MPI_Aint rcount, const fy_dtype_t *rdt);
@@ -61,6 +68,7 @@ enum {
     FY_TAG_SCATTER,
     FY_TAG_ALLGATHER,
     FY_TAG_ALLTOALL,
+    FY_TAG_REDUCE_SCATTER,
 };
 
 /* Count and displacement of block i (the v-forms' arrays, or the uniform defaults). */

@@ -34,10 +34,12 @@ static int op_index(MPI_Op op)
     return (int)(h & 0xff);
 }
 
+/* The two vectors never overlap (a received copy and the accumulator), and saying so lets the
+ * compiler vectorise without a run-time overlap check. */
 #define LOOP(T, EXPR)                                                                              \
     do {                                                                                           \
-        const T *a = in;                                                                           \
-        T *b = inout;                                                                              \
+        const T *restrict a = in;                                                                  \
+        T *restrict b = inout;                                                                     \
         for (MPI_Aint i = 0; i < count; i++)                                                       \
             b[i] = EXPR;                                                                           \
     } while (0)

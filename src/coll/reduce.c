@@ -13,13 +13,11 @@ int fy_reduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt
 {
     int p = c->size, rel = (c->rank - root + p) % p;
     size_t span = (size_t)dt->extent * (size_t)count;
-    char *acc = c->rank == root ? rbuf : malloc(span ? span : 1);
-    char *tmp = malloc(span ? span : 1);
+    char *acc = c->rank == root ? rbuf : fy_coll_scratch(1, span ? span : 1);
+    char *tmp = fy_coll_scratch(0, span ? span : 1);
     int rc = MPI_SUCCESS;
-    if (!acc || !tmp) {
-        rc = fy_err_set(MPI_ERR_NO_MEM, "MPI_Reduce: out of memory for %zu bytes", span);
-        goto out;
-    }
+    if (!acc || !tmp)
+        return MPI_ERR_NO_MEM;
     if (acc != sbuf)
         memcpy(acc, sbuf, span);
     for (int mask = 1; mask < p; mask <<= 1) {
@@ -34,9 +32,5 @@ int fy_reduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt
             fy_op_apply(op, dt, tmp, acc, count);
         }
     }
-out:
-    if (acc != rbuf)
-        free(acc);
-    free(tmp);
     return rc;
 }
