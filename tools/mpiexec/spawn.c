@@ -189,8 +189,12 @@ void fy_mpx_signal_all(fy_mpx_job_t *job, int sig)
 {
     if (job->leader > 0)
         kill(-job->leader, sig);
+    /* A rank that left the job's process group (setsid) still gets the signal; the others
+     * must not get it twice: a handler that is still running when the second copy arrives
+     * runs again. */
     for (int i = 0; i < job->opts->np; i++) {
-        if (job->ranks[i].pid > 0)
-            kill(job->ranks[i].pid, sig);
+        pid_t pid = job->ranks[i].pid;
+        if (pid > 0 && (job->leader <= 0 || getpgid(pid) != job->leader))
+            kill(pid, sig);
     }
 }
