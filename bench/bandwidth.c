@@ -46,14 +46,6 @@ typedef struct options {
     size_t max_size;
 } options_t;
 
-static int scaled(int base, size_t size, int floor_value)
-{
-    if (size <= SCALE_FROM)
-        return base;
-    long long n = (long long)base * SCALE_FROM / (long long)size;
-    return n < floor_value ? floor_value : (int)n;
-}
-
 static int parse_options(int argc, char **argv, options_t *opt_p)
 {
     options_t opt = { 0, 200, 10, 20, 64, 1, (size_t)4 << 20 };
@@ -135,8 +127,8 @@ int main(int argc, char **argv)
 
     int bad_data = 0;
     for (size_t size = opt.min_size; size <= opt.max_size; size *= 2) {
-        int iters = scaled(opt.iters, size, MIN_ITERS);
-        int warmup = scaled(opt.warmup, size, 1);
+        int iters = bench_scaled(opt.iters, size, SCALE_FROM, MIN_ITERS);
+        int warmup = bench_scaled(opt.warmup, size, SCALE_FROM, 1);
         char mark = (char)(size % 251 + 1);
 
         /* Sanity only: the last message of a window must land in the last slot. */

@@ -114,4 +114,14 @@ static inline void bench_die(int rank, const char *msg)
     exit(1);
 }
 
+/* Iterations for a message of `size` bytes: `base` up to `from` bytes, then proportionally
+ * fewer (the same bytes moved per size), never below `floor_value`. */
+static inline int bench_scaled(int base, size_t size, size_t from, int floor_value)
+{
+    if (size <= from)
+        return base;
+    long long n = (long long)base * (long long)from / (long long)size;
+    return n < floor_value ? floor_value : (int)n;
+}
+
 #endif /* FY_BENCH_COMMON_H */

@@ -42,14 +42,6 @@ typedef struct options {
     size_t max_size;
 } options_t;
 
-static int scaled(int base, size_t size, int floor_value)
-{
-    if (size <= SCALE_FROM)
-        return base;
-    long long n = (long long)base * SCALE_FROM / (long long)size;
-    return n < floor_value ? floor_value : (int)n;
-}
-
 static int parse_options(int argc, char **argv, options_t *opt_p)
 {
     options_t opt = { 0, 10000, 200, 20, (size_t)4 << 20 };
@@ -116,8 +108,8 @@ int main(int argc, char **argv)
     int bad_data = 0;
     for (size_t size = 0; size <= opt.max_size; size = size ? size * 2 : 1) {
         int count = (int)size;
-        int iters = scaled(opt.iters, size, MIN_ITERS);
-        int warmup = scaled(opt.warmup, size, 2);
+        int iters = bench_scaled(opt.iters, size, SCALE_FROM, MIN_ITERS);
+        int warmup = bench_scaled(opt.warmup, size, SCALE_FROM, 2);
         int nbatch = iters < opt.batches ? iters : opt.batches;
         int per_batch = (iters + nbatch - 1) / nbatch;
         unsigned char mark = (unsigned char)(size % 251 + 1);

@@ -39,45 +39,43 @@ static int harvest(fy_req_t *r, MPI_Request *h, MPI_Status *status, MPI_Comm *co
     return err;
 }
 
-int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+/* Wait (block != 0) or Test one request; *flag may be NULL for Wait. */
+static int complete_one(const char *fn, MPI_Request *request, int block, int *flag,
+                        MPI_Status *status)
 {
     int rc;
     fy_lock();
-    fy_req_t *r = lookup("MPI_Wait", *request, &rc);
+    fy_req_t *r = lookup(fn, *request, &rc);
     if (!r) {
         fy_unlock();
         if (rc != MPI_SUCCESS)
             return fy_err_raise_comm(MPI_COMM_SELF, rc);
+        if (flag)
+            *flag = 1;
         status_empty(status);
         return MPI_SUCCESS;
     }
-    fy_wait_req(r);
-    MPI_Comm comm;
-    rc = harvest(r, request, status, &comm);
+    if (block)
+        fy_wait_req(r);
+    else if (!fy_req_is_done(r))
+        fy_progress();
+    int done = fy_req_is_done(r);
+    if (flag)
+        *flag = done;
+    MPI_Comm comm = MPI_COMM_SELF;
+    rc = done ? harvest(r, request, status, &comm) : MPI_SUCCESS;
     fy_unlock();
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
 }
 
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    return complete_one("MPI_Wait", request, 1, NULL, status);
+}
+
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
-    int rc;
-    fy_lock();
-    fy_req_t *r = lookup("MPI_Test", *request, &rc);
-    if (!r) {
-        fy_unlock();
-        if (rc != MPI_SUCCESS)
-            return fy_err_raise_comm(MPI_COMM_SELF, rc);
-        *flag = 1;
-        status_empty(status);
-        return MPI_SUCCESS;
-    }
-    if (!fy_req_is_done(r))
-        fy_progress();
-    *flag = fy_req_is_done(r);
-    MPI_Comm comm = MPI_COMM_SELF;
-    rc = *flag ? harvest(r, request, status, &comm) : MPI_SUCCESS;
-    fy_unlock();
-    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+    return complete_one("MPI_Test", request, 0, flag, status);
 }
 
 /* Shared by the multiple-completion calls: validates the array once. */
