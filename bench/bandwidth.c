@@ -48,17 +48,35 @@ typedef struct options {
 
 static int parse_options(int argc, char **argv, options_t *opt_p)
 {
-    options_t opt = { 0, 200, 10, 20, 64, 1, (size_t)4 << 20 };
+    options_t opt = {0, 200, 10, 20, 64, 1, (size_t)4 << 20};
     int c;
     while ((c = getopt(argc, argv, "mi:w:b:W:n:x:h")) != -1) {
         switch (c) {
         case 'm': opt.machine = 1; break;
-        case 'i': if (bench_parse_int(optarg, &opt.iters) || opt.iters < 1) return -1; break;
-        case 'w': if (bench_parse_int(optarg, &opt.warmup)) return -1; break;
-        case 'b': if (bench_parse_int(optarg, &opt.batches) || opt.batches < 1) return -1; break;
-        case 'W': if (bench_parse_int(optarg, &opt.window) || opt.window < 1) return -1; break;
-        case 'n': if (bench_parse_size(optarg, &opt.min_size) || opt.min_size < 1) return -1; break;
-        case 'x': if (bench_parse_size(optarg, &opt.max_size)) return -1; break;
+        case 'i':
+            if (bench_parse_int(optarg, &opt.iters) || opt.iters < 1)
+                return -1;
+            break;
+        case 'w':
+            if (bench_parse_int(optarg, &opt.warmup))
+                return -1;
+            break;
+        case 'b':
+            if (bench_parse_int(optarg, &opt.batches) || opt.batches < 1)
+                return -1;
+            break;
+        case 'W':
+            if (bench_parse_int(optarg, &opt.window) || opt.window < 1)
+                return -1;
+            break;
+        case 'n':
+            if (bench_parse_size(optarg, &opt.min_size) || opt.min_size < 1)
+                return -1;
+            break;
+        case 'x':
+            if (bench_parse_size(optarg, &opt.max_size))
+                return -1;
+            break;
         default: return -1;
         }
     }
@@ -114,14 +132,15 @@ int main(int argc, char **argv)
 
     if (rank == 0) {
         printf("# Ferry bench: bandwidth (rank 0 -> rank 1, window of %d Isend/Irecv + ack, "
-               "%d ranks)\n", opt.window, nranks);
+               "%d ranks)\n",
+               opt.window, nranks);
         bench_print_library();
         printf("# MB/s with 1 MB = 10^6 bytes; median of %d batches\n", opt.batches);
         if (opt.machine)
             printf("# size MBps_median MBps_max MBps_avg\n");
         else
-            printf("# %12s %12s %12s %12s %8s\n", "size (B)", "median MB/s", "max MB/s",
-                   "avg MB/s", "windows");
+            printf("# %12s %12s %12s %12s %8s\n", "size (B)", "median MB/s", "max MB/s", "avg MB/s",
+                   "windows");
         fflush(stdout);
     }
 

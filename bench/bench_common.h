@@ -39,9 +39,21 @@ static inline int bench_parse_size(const char *s, size_t *out_p)
     if (end == s)
         return -1;
     switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
+    case 'k':
+    case 'K':
+        v <<= 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        v <<= 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        v <<= 30;
+        end++;
+        break;
     default: break;
     }
     if (*end != '\0')
@@ -80,7 +92,8 @@ static inline void bench_print_library(void)
     char text[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
     if (MPI_Get_library_version(text, &len) == MPI_SUCCESS) {
-        text[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING - 1] = '\0';
+        text[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING - 1] =
+            '\0';
         text[strcspn(text, "\r\n")] = '\0';
         printf("# MPI library: %s\n", text);
     }

@@ -101,9 +101,23 @@
 enum { TAG_DATA = 10, TAG_TO_RIGHT = 11, TAG_TO_LEFT = 12, TAG_ACK = 13 };
 enum unit { UNIT_US, UNIT_MBPS, UNIT_MSGPS };
 enum bench_id {
-    B_PINGPONG, B_PINGPING, B_SENDRECV, B_EXCHANGE, B_UNIBAND, B_BIBAND, B_MSGRATE,
-    B_BARRIER, B_BCAST, B_REDUCE, B_ALLREDUCE, B_ALLGATHER, B_ALLTOALL,
-    B_REDUCE_SCATTER, B_GATHER, B_SCATTER, B_COUNT
+    B_PINGPONG,
+    B_PINGPING,
+    B_SENDRECV,
+    B_EXCHANGE,
+    B_UNIBAND,
+    B_BIBAND,
+    B_MSGRATE,
+    B_BARRIER,
+    B_BCAST,
+    B_REDUCE,
+    B_ALLREDUCE,
+    B_ALLGATHER,
+    B_ALLTOALL,
+    B_REDUCE_SCATTER,
+    B_GATHER,
+    B_SCATTER,
+    B_COUNT
 };
 /* Outcome of a call, agreed over ranks with MAX: the worst wins. */
 enum { ST_OK = 0, ST_UNSUPPORTED = 1, ST_ERROR = 2 };
@@ -115,10 +129,10 @@ typedef struct bench {
     const char *name;
     enum bench_id id;
     enum unit unit;
-    int p2p;          /* needs at least 2 ranks; some ranks may sit out */
-    int floats;       /* size counts bytes of floats: multiples of 4 only */
-    double time_div;  /* operations per iteration (pingpong: 2 one-way trips) */
-    double bw_bytes;  /* MBps key = bw_bytes * X / time (0: no key) */
+    int p2p;         /* needs at least 2 ranks; some ranks may sit out */
+    int floats;      /* size counts bytes of floats: multiples of 4 only */
+    double time_div; /* operations per iteration (pingpong: 2 one-way trips) */
+    double bw_bytes; /* MBps key = bw_bytes * X / time (0: no key) */
     run_fn run;
 } bench_t;
 
@@ -126,10 +140,10 @@ struct ctx {
     const bench_t *b;
     MPI_Comm comm;
     int rank, n;
-    size_t size;      /* X, the message size in bytes */
-    int count;        /* elements per call: bytes, or floats for reductions */
-    int rcount;       /* reduce_scatter: floats each rank keeps */
-    int active;       /* this rank takes part (point-to-point) */
+    size_t size; /* X, the message size in bytes */
+    int count;   /* elements per call: bytes, or floats for reductions */
+    int rcount;  /* reduce_scatter: floats each rank keeps */
+    int active;  /* this rank takes part (point-to-point) */
     int peer, left, right, sender;
     int window;
     char *sbuf, *rbuf;
@@ -154,7 +168,8 @@ typedef struct options {
  * repetition `seed`; neighbouring keys, seeds and bytes all differ. */
 static inline unsigned char pattern(unsigned key, unsigned seed, size_t j)
 {
-    return (unsigned char)(key * 29u + seed * 101u + (unsigned)j * 7u + (unsigned)(j >> 8) * 3u + 1u);
+    return (unsigned char)(key * 29u + seed * 101u + (unsigned)j * 7u + (unsigned)(j >> 8) * 3u +
+                           1u);
 }
 
 static void fill_bytes(char *p, size_t len, unsigned key, unsigned seed)
@@ -183,9 +198,10 @@ static size_t check_bytes(const ctx_t *c, const char *p, size_t len, unsigned ke
             size_t bad = 0;
             for (size_t k = j; k < len; k++)
                 bad += (unsigned char)p[k] != pattern(key, c->seed, k);
-            fprintf(stderr, "imb: rank %d: VERIFICATION FAILED imb.%s size %zu: %s byte %zu is 0x%02x, "
-                    "expected 0x%02x (%zu wrong bytes)\n", c->rank, c->b->name, c->size, what, j,
-                    (unsigned char)p[j], want, bad);
+            fprintf(stderr,
+                    "imb: rank %d: VERIFICATION FAILED imb.%s size %zu: %s byte %zu is 0x%02x, "
+                    "expected 0x%02x (%zu wrong bytes)\n",
+                    c->rank, c->b->name, c->size, what, j, (unsigned char)p[j], want, bad);
             return bad;
         }
     }
@@ -203,9 +219,11 @@ static size_t check_sum(const ctx_t *c, const float *v, int count, size_t first)
         }
     }
     if (bad)
-        fprintf(stderr, "imb: rank %d: VERIFICATION FAILED imb.%s size %zu: element %zu is %g, "
-                "expected %g (%zu wrong)\n", c->rank, c->b->name, c->size, first + where,
-                (double)v[where], (double)fsum(c->n, c->seed, first + where), bad);
+        fprintf(stderr,
+                "imb: rank %d: VERIFICATION FAILED imb.%s size %zu: element %zu is %g, "
+                "expected %g (%zu wrong)\n",
+                c->rank, c->b->name, c->size, first + where, (double)v[where],
+                (double)fsum(c->n, c->seed, first + where), bad);
     return bad;
 }
 
@@ -216,40 +234,51 @@ static void fill(ctx_t *c)
     int n = c->n, me = c->rank;
     c->was_root = 0;
     switch (c->b->id) {
-    case B_PINGPONG: case B_PINGPING: case B_SENDRECV: case B_EXCHANGE:
-    case B_UNIBAND: case B_BIBAND: case B_MSGRATE:
+    case B_PINGPONG:
+    case B_PINGPING:
+    case B_SENDRECV:
+    case B_EXCHANGE:
+    case B_UNIBAND:
+    case B_BIBAND:
+    case B_MSGRATE:
         if (!c->active)
             return;
         fill_bytes(c->sbuf, x, (unsigned)me, c->seed);
-        memset(c->rbuf, 0, x * (size_t)(c->b->id == B_EXCHANGE ? 2 : c->b->id >= B_UNIBAND ? c->window : 1));
+        memset(c->rbuf, 0,
+               x * (size_t)(c->b->id == B_EXCHANGE  ? 2
+                            : c->b->id >= B_UNIBAND ? c->window
+                                                    : 1));
         return;
-    case B_BARRIER:
-        return;
+    case B_BARRIER: return;
     case B_BCAST: /* only the next root has the data: every bcast must move it */
         if (c->iter % n == me)
             fill_bytes(c->sbuf, x, 0, c->seed);
         else
             memset(c->sbuf, 0, x);
         return;
-    case B_REDUCE: case B_ALLREDUCE: case B_REDUCE_SCATTER: {
+    case B_REDUCE:
+    case B_ALLREDUCE:
+    case B_REDUCE_SCATTER: {
         float *s = (float *)(void *)c->sbuf;
         size_t len = (size_t)c->count * (size_t)(c->b->id == B_REDUCE_SCATTER ? n : 1);
         for (size_t i = 0; i < len; i++)
             s[i] = fvalue(me, c->seed, i);
-        memset(c->rbuf, 0, (size_t)(c->b->id == B_REDUCE_SCATTER ? c->rcount : c->count) * sizeof(float));
+        memset(c->rbuf, 0,
+               (size_t)(c->b->id == B_REDUCE_SCATTER ? c->rcount : c->count) * sizeof(float));
         return;
     }
-    case B_ALLGATHER: case B_GATHER:
+    case B_ALLGATHER:
+    case B_GATHER:
         fill_bytes(c->sbuf, x, (unsigned)me, c->seed);
         memset(c->rbuf, 0, x * (size_t)n);
         return;
-    case B_ALLTOALL: case B_SCATTER:
+    case B_ALLTOALL:
+    case B_SCATTER:
         for (int d = 0; d < n; d++)
             fill_bytes(c->sbuf + (size_t)d * x, x, (unsigned)(me * n + d), c->seed);
         memset(c->rbuf, 0, x * (size_t)(c->b->id == B_ALLTOALL ? n : 1));
         return;
-    case B_COUNT:
-        return;
+    case B_COUNT: return;
     }
 }
 
@@ -262,8 +291,8 @@ static void corrupt_for_test(ctx_t *c)
         return;
     char *p = c->b->id == B_BCAST ? c->sbuf : c->rbuf;
     if (c->b->id == B_BARRIER || (c->b->id == B_REDUCE && !c->was_root) ||
-        (c->b->id == B_GATHER && !c->was_root) || (c->b->id == B_REDUCE_SCATTER && c->rcount == 0) ||
-        (c->b->floats && c->count == 0))
+        (c->b->id == B_GATHER && !c->was_root) ||
+        (c->b->id == B_REDUCE_SCATTER && c->rcount == 0) || (c->b->floats && c->count == 0))
         return;
     p[0] ^= 0x5a;
 }
@@ -274,30 +303,31 @@ static size_t check(ctx_t *c)
     size_t x = c->size, bad = 0;
     int n = c->n, me = c->rank;
     switch (c->b->id) {
-    case B_PINGPONG: case B_PINGPING:
+    case B_PINGPONG:
+    case B_PINGPING:
         return c->active ? check_bytes(c, c->rbuf, x, (unsigned)c->peer, "message") : 0;
-    case B_SENDRECV:
-        return check_bytes(c, c->rbuf, x, (unsigned)c->left, "message from the left");
+    case B_SENDRECV: return check_bytes(c, c->rbuf, x, (unsigned)c->left, "message from the left");
     case B_EXCHANGE:
         bad = check_bytes(c, c->rbuf, x, (unsigned)c->left, "message from the left");
         return bad + check_bytes(c, c->rbuf + x, x, (unsigned)c->right, "message from the right");
-    case B_UNIBAND: case B_MSGRATE: case B_BIBAND:
+    case B_UNIBAND:
+    case B_MSGRATE:
+    case B_BIBAND:
         if (!c->active || (c->b->id != B_BIBAND && c->sender))
             return 0;
         for (int w = 0; w < c->window && bad == 0; w++)
             bad += check_bytes(c, c->rbuf + (size_t)w * x, x, (unsigned)c->peer, "window message");
         return bad;
-    case B_BARRIER:
-        return 0;
-    case B_BCAST:
-        return check_bytes(c, c->sbuf, x, 0, "broadcast buffer");
+    case B_BARRIER: return 0;
+    case B_BCAST: return check_bytes(c, c->sbuf, x, 0, "broadcast buffer");
     case B_REDUCE:
         return c->was_root ? check_sum(c, (const float *)(void *)c->rbuf, c->count, 0) : 0;
-    case B_ALLREDUCE:
-        return check_sum(c, (const float *)(void *)c->rbuf, c->count, 0);
+    case B_ALLREDUCE: return check_sum(c, (const float *)(void *)c->rbuf, c->count, 0);
     case B_REDUCE_SCATTER:
-        return check_sum(c, (const float *)(void *)c->rbuf, c->rcount, (size_t)me * (size_t)c->rcount);
-    case B_ALLGATHER: case B_GATHER:
+        return check_sum(c, (const float *)(void *)c->rbuf, c->rcount,
+                         (size_t)me * (size_t)c->rcount);
+    case B_ALLGATHER:
+    case B_GATHER:
         if (c->b->id == B_GATHER && !c->was_root)
             return 0;
         for (int s = 0; s < n && bad == 0; s++)
@@ -307,10 +337,8 @@ static size_t check(ctx_t *c)
         for (int s = 0; s < n && bad == 0; s++)
             bad += check_bytes(c, c->rbuf + (size_t)s * x, x, (unsigned)(s * n + me), "block");
         return bad;
-    case B_SCATTER:
-        return check_bytes(c, c->rbuf, x, (unsigned)(c->last_root * n + me), "block");
-    case B_COUNT:
-        break;
+    case B_SCATTER: return check_bytes(c, c->rbuf, x, (unsigned)(c->last_root * n + me), "block");
+    case B_COUNT: break;
     }
     return 0;
 }
@@ -324,9 +352,11 @@ static int run_pingpong(ctx_t *c, long iters)
         if (c->rank == 0) {
             rc = MPI_Send(c->sbuf, c->count, MPI_BYTE, c->peer, TAG_DATA, c->comm);
             if (rc == MPI_SUCCESS)
-                rc = MPI_Recv(c->rbuf, c->count, MPI_BYTE, c->peer, TAG_DATA, c->comm, MPI_STATUS_IGNORE);
+                rc = MPI_Recv(c->rbuf, c->count, MPI_BYTE, c->peer, TAG_DATA, c->comm,
+                              MPI_STATUS_IGNORE);
         } else {
-            rc = MPI_Recv(c->rbuf, c->count, MPI_BYTE, c->peer, TAG_DATA, c->comm, MPI_STATUS_IGNORE);
+            rc = MPI_Recv(c->rbuf, c->count, MPI_BYTE, c->peer, TAG_DATA, c->comm,
+                          MPI_STATUS_IGNORE);
             if (rc == MPI_SUCCESS)
                 rc = MPI_Send(c->sbuf, c->count, MPI_BYTE, c->peer, TAG_DATA, c->comm);
         }
@@ -353,8 +383,8 @@ static int run_sendrecv(ctx_t *c, long iters)
 {
     int rc = MPI_SUCCESS;
     for (long i = 0; i < iters && rc == MPI_SUCCESS; i++)
-        rc = MPI_Sendrecv(c->sbuf, c->count, MPI_BYTE, c->right, TAG_DATA, c->rbuf, c->count, MPI_BYTE,
-                          c->left, TAG_DATA, c->comm, MPI_STATUS_IGNORE);
+        rc = MPI_Sendrecv(c->sbuf, c->count, MPI_BYTE, c->right, TAG_DATA, c->rbuf, c->count,
+                          MPI_BYTE, c->left, TAG_DATA, c->comm, MPI_STATUS_IGNORE);
     return rc;
 }
 
@@ -367,11 +397,13 @@ static int run_exchange(ctx_t *c, long iters)
          * two messages still land in their own buffers. */
         rc = MPI_Irecv(from_left, c->count, MPI_BYTE, c->left, TAG_TO_RIGHT, c->comm, &c->req[0]);
         if (rc == MPI_SUCCESS)
-            rc = MPI_Irecv(from_right, c->count, MPI_BYTE, c->right, TAG_TO_LEFT, c->comm, &c->req[1]);
+            rc = MPI_Irecv(from_right, c->count, MPI_BYTE, c->right, TAG_TO_LEFT, c->comm,
+                           &c->req[1]);
         if (rc == MPI_SUCCESS)
             rc = MPI_Isend(c->sbuf, c->count, MPI_BYTE, c->left, TAG_TO_LEFT, c->comm, &c->req[2]);
         if (rc == MPI_SUCCESS)
-            rc = MPI_Isend(c->sbuf, c->count, MPI_BYTE, c->right, TAG_TO_RIGHT, c->comm, &c->req[3]);
+            rc =
+                MPI_Isend(c->sbuf, c->count, MPI_BYTE, c->right, TAG_TO_RIGHT, c->comm, &c->req[3]);
         if (rc == MPI_SUCCESS)
             rc = MPI_Waitall(4, c->req, c->stat);
     }
@@ -408,8 +440,8 @@ static int run_biband(ctx_t *c, long iters)
     int rc = MPI_SUCCESS, w = c->window;
     for (long i = 0; c->active && i < iters && rc == MPI_SUCCESS; i++) {
         for (int k = 0; k < w && rc == MPI_SUCCESS; k++)
-            rc = MPI_Irecv(c->rbuf + (size_t)k * c->size, c->count, MPI_BYTE, c->peer, TAG_DATA, c->comm,
-                           &c->req[k]);
+            rc = MPI_Irecv(c->rbuf + (size_t)k * c->size, c->count, MPI_BYTE, c->peer, TAG_DATA,
+                           c->comm, &c->req[k]);
         for (int k = 0; k < w && rc == MPI_SUCCESS; k++)
             rc = MPI_Isend(c->sbuf, c->count, MPI_BYTE, c->peer, TAG_DATA, c->comm, &c->req[w + k]);
         if (rc == MPI_SUCCESS)
@@ -487,7 +519,8 @@ static int run_gather(ctx_t *c, long iters)
 {
     int rc = MPI_SUCCESS;
     for (long i = 0; i < iters && rc == MPI_SUCCESS; i++)
-        rc = MPI_Gather(c->sbuf, c->count, MPI_BYTE, c->rbuf, c->count, MPI_BYTE, next_root(c), c->comm);
+        rc = MPI_Gather(c->sbuf, c->count, MPI_BYTE, c->rbuf, c->count, MPI_BYTE, next_root(c),
+                        c->comm);
     return rc;
 }
 
@@ -495,28 +528,29 @@ static int run_scatter(ctx_t *c, long iters)
 {
     int rc = MPI_SUCCESS;
     for (long i = 0; i < iters && rc == MPI_SUCCESS; i++)
-        rc = MPI_Scatter(c->sbuf, c->count, MPI_BYTE, c->rbuf, c->count, MPI_BYTE, next_root(c), c->comm);
+        rc = MPI_Scatter(c->sbuf, c->count, MPI_BYTE, c->rbuf, c->count, MPI_BYTE, next_root(c),
+                         c->comm);
     return rc;
 }
 
 static const bench_t benches[B_COUNT] = {
     /* name             id                unit        p2p floats div bw   run */
-    { "pingpong",       B_PINGPONG,       UNIT_US,    1,  0,     2,  1,   run_pingpong },
-    { "pingping",       B_PINGPING,       UNIT_US,    1,  0,     1,  1,   run_pingping },
-    { "sendrecv",       B_SENDRECV,       UNIT_US,    1,  0,     1,  2,   run_sendrecv },
-    { "exchange",       B_EXCHANGE,       UNIT_US,    1,  0,     1,  4,   run_exchange },
-    { "uniband",        B_UNIBAND,        UNIT_MBPS,  1,  0,     1,  0,   run_window_oneway },
-    { "biband",         B_BIBAND,         UNIT_MBPS,  1,  0,     1,  0,   run_biband },
-    { "msgrate",        B_MSGRATE,        UNIT_MSGPS, 1,  0,     1,  0,   run_window_oneway },
-    { "barrier",        B_BARRIER,        UNIT_US,    0,  0,     1,  0,   run_barrier },
-    { "bcast",          B_BCAST,          UNIT_US,    0,  0,     1,  0,   run_bcast },
-    { "reduce",         B_REDUCE,         UNIT_US,    0,  1,     1,  0,   run_reduce },
-    { "allreduce",      B_ALLREDUCE,      UNIT_US,    0,  1,     1,  0,   run_allreduce },
-    { "allgather",      B_ALLGATHER,      UNIT_US,    0,  0,     1,  0,   run_allgather },
-    { "alltoall",       B_ALLTOALL,       UNIT_US,    0,  0,     1,  0,   run_alltoall },
-    { "reduce_scatter", B_REDUCE_SCATTER, UNIT_US,    0,  1,     1,  0,   run_reduce_scatter },
-    { "gather",         B_GATHER,         UNIT_US,    0,  0,     1,  0,   run_gather },
-    { "scatter",        B_SCATTER,        UNIT_US,    0,  0,     1,  0,   run_scatter },
+    {"pingpong", B_PINGPONG, UNIT_US, 1, 0, 2, 1, run_pingpong},
+    {"pingping", B_PINGPING, UNIT_US, 1, 0, 1, 1, run_pingping},
+    {"sendrecv", B_SENDRECV, UNIT_US, 1, 0, 1, 2, run_sendrecv},
+    {"exchange", B_EXCHANGE, UNIT_US, 1, 0, 1, 4, run_exchange},
+    {"uniband", B_UNIBAND, UNIT_MBPS, 1, 0, 1, 0, run_window_oneway},
+    {"biband", B_BIBAND, UNIT_MBPS, 1, 0, 1, 0, run_biband},
+    {"msgrate", B_MSGRATE, UNIT_MSGPS, 1, 0, 1, 0, run_window_oneway},
+    {"barrier", B_BARRIER, UNIT_US, 0, 0, 1, 0, run_barrier},
+    {"bcast", B_BCAST, UNIT_US, 0, 0, 1, 0, run_bcast},
+    {"reduce", B_REDUCE, UNIT_US, 0, 1, 1, 0, run_reduce},
+    {"allreduce", B_ALLREDUCE, UNIT_US, 0, 1, 1, 0, run_allreduce},
+    {"allgather", B_ALLGATHER, UNIT_US, 0, 0, 1, 0, run_allgather},
+    {"alltoall", B_ALLTOALL, UNIT_US, 0, 0, 1, 0, run_alltoall},
+    {"reduce_scatter", B_REDUCE_SCATTER, UNIT_US, 0, 1, 1, 0, run_reduce_scatter},
+    {"gather", B_GATHER, UNIT_US, 0, 0, 1, 0, run_gather},
+    {"scatter", B_SCATTER, UNIT_US, 0, 0, 1, 0, run_scatter},
 };
 
 static const char *unit_name(enum unit u)
@@ -535,11 +569,13 @@ static void set_roles(ctx_t *c)
     c->left = (me - 1 + n) % n;
     c->right = (me + 1) % n;
     switch (c->b->id) {
-    case B_PINGPONG: case B_PINGPING:
+    case B_PINGPONG:
+    case B_PINGPING:
         c->active = me < 2;
         c->peer = 1 - me;
         break;
-    case B_UNIBAND: case B_BIBAND:
+    case B_UNIBAND:
+    case B_BIBAND:
         c->active = me < 2 * half;
         c->sender = me < half;
         c->peer = me < half ? me + half : me - half;
@@ -549,8 +585,7 @@ static void set_roles(ctx_t *c)
         c->sender = me % 2 == 0;
         c->peer = me ^ 1;
         break;
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -565,10 +600,13 @@ static void buffer_bytes(const bench_t *b, size_t x, int n, int window, size_t *
     size_t s = x, r = x;
     switch (b->id) {
     case B_EXCHANGE: r = 2 * x; break;
-    case B_UNIBAND: case B_BIBAND: case B_MSGRATE: r = (size_t)window * x; break;
+    case B_UNIBAND:
+    case B_BIBAND:
+    case B_MSGRATE: r = (size_t)window * x; break;
     case B_BARRIER: s = r = 0; break;
     case B_BCAST: r = 0; break;
-    case B_ALLGATHER: case B_GATHER: r = (size_t)n * x; break;
+    case B_ALLGATHER:
+    case B_GATHER: r = (size_t)n * x; break;
     case B_ALLTOALL: s = r = (size_t)n * x; break;
     case B_REDUCE_SCATTER: s = (size_t)n * x; break;
     case B_SCATTER: s = (size_t)n * x; break;
@@ -596,7 +634,7 @@ static int status_of(int rc, char *msg, size_t msglen)
 /* Agrees over ranks on the worst status and the longest time. */
 static void agree(MPI_Comm comm, int *status_p, double *t_p)
 {
-    double in[2] = { (double)*status_p, *t_p }, out[2];
+    double in[2] = {(double)*status_p, *t_p}, out[2];
     MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, comm);
     *status_p = (int)out[0];
     *t_p = out[1];
@@ -615,8 +653,8 @@ static void print_result(const ctx_t *c, const options_t *o, const char *status,
 {
     if (c->rank != 0 || !o->machine)
         return;
-    printf("RESULT bench=imb.%s ranks=%d size=%zu value=%.6g unit=%s status=%s%s%s\n", c->b->name, c->n,
-           c->size, value, unit_name(c->b->unit), status, extra[0] ? " " : "", extra);
+    printf("RESULT bench=imb.%s ranks=%d size=%zu value=%.6g unit=%s status=%s%s%s\n", c->b->name,
+           c->n, c->size, value, unit_name(c->b->unit), status, extra[0] ? " " : "", extra);
     fflush(stdout);
 }
 
@@ -677,11 +715,13 @@ static int measure(ctx_t *c, const options_t *o)
     }
     if (st != ST_OK) {
         if (st == ST_ERROR && msg[0])
-            fprintf(stderr, "imb: rank %d: imb.%s size %zu: %s\n", c->rank, c->b->name, c->size, msg);
+            fprintf(stderr, "imb: rank %d: imb.%s size %zu: %s\n", c->rank, c->b->name, c->size,
+                    msg);
         if (c->rank == 0) {
-            printf("  imb.%s: %s\n", c->b->name, st == ST_UNSUPPORTED
-                   ? "unsupported by this MPI (MPI_ERR_UNSUPPORTED_OPERATION): skipped"
-                   : "FAILED: an MPI call returned an error; remaining sizes skipped");
+            printf("  imb.%s: %s\n", c->b->name,
+                   st == ST_UNSUPPORTED
+                       ? "unsupported by this MPI (MPI_ERR_UNSUPPORTED_OPERATION): skipped"
+                       : "FAILED: an MPI call returned an error; remaining sizes skipped");
         }
         print_result(c, o, st == ST_UNSUPPORTED ? "unsupported" : "FAILED", 0, "");
         free(val);
@@ -708,8 +748,8 @@ static int measure(ctx_t *c, const options_t *o)
         }
         /* MAX over ranks of t and of -t (the MIN), the worst status; SUM of
          * t, of the ranks taking part and of the wrong elements. */
-        double mx[3] = { c->active ? t : -1e300, c->active ? -t : -1e300, (double)st };
-        double sm[3] = { c->active ? t : 0, (double)c->active, (double)bad };  /* bad: cumulative */
+        double mx[3] = {c->active ? t : -1e300, c->active ? -t : -1e300, (double)st};
+        double sm[3] = {c->active ? t : 0, (double)c->active, (double)bad}; /* bad: cumulative */
         double gmx[3], gsm[3];
         MPI_Allreduce(mx, gmx, 3, MPI_DOUBLE, MPI_MAX, c->comm);
         MPI_Allreduce(sm, gsm, 3, MPI_DOUBLE, MPI_SUM, c->comm);
@@ -721,9 +761,11 @@ static int measure(ctx_t *c, const options_t *o)
     }
     if (st != ST_OK) {
         if (msg[0])
-            fprintf(stderr, "imb: rank %d: imb.%s size %zu: %s\n", c->rank, c->b->name, c->size, msg);
+            fprintf(stderr, "imb: rank %d: imb.%s size %zu: %s\n", c->rank, c->b->name, c->size,
+                    msg);
         if (c->rank == 0)
-            printf("  imb.%s: FAILED: an MPI call returned an error; remaining sizes skipped\n", c->b->name);
+            printf("  imb.%s: FAILED: an MPI call returned an error; remaining sizes skipped\n",
+                   c->b->name);
         print_result(c, o, "FAILED", 0, "");
         free(val);
         return ST_ERROR;
@@ -740,9 +782,11 @@ static int measure(ctx_t *c, const options_t *o)
     bench_stats(tavg, o->reps, &tavg_med, &mean, &mean);
     const char *status = bad_all ? "FAILED" : "ok";
 
-    int len = snprintf(extra, sizeof(extra), "min=%.6g max=%.6g iters=%ld reps=%d", lo, hi, iters, o->reps);
+    int len = snprintf(extra, sizeof(extra), "min=%.6g max=%.6g iters=%ld reps=%d", lo, hi, iters,
+                       o->reps);
     if (c->b->unit == UNIT_US)
-        len += snprintf(extra + len, sizeof(extra) - (size_t)len, " tmin=%.6g tavg=%.6g", tmin_med, tavg_med);
+        len += snprintf(extra + len, sizeof(extra) - (size_t)len, " tmin=%.6g tavg=%.6g", tmin_med,
+                        tavg_med);
     if (c->b->bw_bytes > 0)
         len += snprintf(extra + len, sizeof(extra) - (size_t)len, " MBps=%.6g",
                         med > 0 ? c->b->bw_bytes * (double)c->size / med : 0);
@@ -770,7 +814,7 @@ static int measure(ctx_t *c, const options_t *o)
 /* The sizes of one benchmark, in order; returns how many. */
 static int sizes_of(const bench_t *b, const options_t *o, size_t *out)
 {
-    static const size_t quick[] = { 0, 8, 1024, 65536, 1048576 };
+    static const size_t quick[] = {0, 8, 1024, 65536, 1048576};
     int k = 0;
     if (b->id == B_BARRIER) {
         out[0] = 0;
@@ -794,10 +838,12 @@ static int sizes_of(const bench_t *b, const options_t *o, size_t *out)
 
 static void run_bench(const bench_t *b, const options_t *o, int rank, int n)
 {
-    ctx_t c = { .b = b, .comm = MPI_COMM_WORLD, .rank = rank, .n = n, .window = o->window };
+    ctx_t c = {.b = b, .comm = MPI_COMM_WORLD, .rank = rank, .n = n, .window = o->window};
     size_t sizes[64], sbytes, rbytes;
     int nsizes = sizes_of(b, o, sizes);
-    const char *what = b->unit == UNIT_US ? (b->p2p ? "us" : "us(max)") : b->unit == UNIT_MBPS ? "MB/s" : "msg/s";
+    const char *what = b->unit == UNIT_US     ? (b->p2p ? "us" : "us(max)")
+                       : b->unit == UNIT_MBPS ? "MB/s"
+                                              : "msg/s";
 
     if (b->p2p && n < 2) {
         if (rank == 0)
@@ -818,9 +864,8 @@ static void run_bench(const bench_t *b, const options_t *o, int rank, int n)
         printf("\n# imb.%s, %d ranks", b->name, n);
         if (b->id == B_UNIBAND || b->id == B_BIBAND || b->id == B_MSGRATE)
             printf(", %d pairs, window %d", pairs_of(&c), o->window);
-        printf("\n# %10s %8s %12s %12s %12s %12s %12s  %s\n", "bytes", "iters",
-               what,
-               "rep-min", "rep-max", b->unit == UNIT_US ? "us(min)" : "", b->unit == UNIT_US ? "us(avg)" : "",
+        printf("\n# %10s %8s %12s %12s %12s %12s %12s  %s\n", "bytes", "iters", what, "rep-min",
+               "rep-max", b->unit == UNIT_US ? "us(min)" : "", b->unit == UNIT_US ? "us(avg)" : "",
                "status");
         fflush(stdout);
     }
@@ -847,7 +892,8 @@ static int parse_list(char *list, int *want)
         int found = 0;
         for (int i = 0; i < B_COUNT; i++) {
             if (strcasecmp(tok, benches[i].name) == 0 ||
-                (strcasecmp(tok, "reduce_scatter_block") == 0 && benches[i].id == B_REDUCE_SCATTER)) {
+                (strcasecmp(tok, "reduce_scatter_block") == 0 &&
+                 benches[i].id == B_REDUCE_SCATTER)) {
                 want[i] = found = 1;
             }
         }
@@ -871,12 +917,34 @@ static int parse_options(int argc, char **argv, options_t *o)
         switch (c) {
         case 'm': o->machine = 1; break;
         case 'q': o->quick = 1; break;
-        case 'b': if (parse_list(optarg, o->want)) return -1; any = 1; break;
-        case 'x': if (bench_parse_size(optarg, &o->max_size)) return -1; break;
-        case 'i': if (bench_parse_int(optarg, &v) || v < 1) return -1; o->iters = v; have_iters = 1; break;
-        case 'r': if (bench_parse_int(optarg, &o->reps) || o->reps < 1 || o->reps > MAX_REPS) return -1; break;
-        case 't': if (bench_parse_seconds(optarg, &o->budget)) return -1; have_budget = 1; break;
-        case 'W': if (bench_parse_int(optarg, &o->window) || o->window < 1 || o->window > MAX_WINDOW) return -1; break;
+        case 'b':
+            if (parse_list(optarg, o->want))
+                return -1;
+            any = 1;
+            break;
+        case 'x':
+            if (bench_parse_size(optarg, &o->max_size))
+                return -1;
+            break;
+        case 'i':
+            if (bench_parse_int(optarg, &v) || v < 1)
+                return -1;
+            o->iters = v;
+            have_iters = 1;
+            break;
+        case 'r':
+            if (bench_parse_int(optarg, &o->reps) || o->reps < 1 || o->reps > MAX_REPS)
+                return -1;
+            break;
+        case 't':
+            if (bench_parse_seconds(optarg, &o->budget))
+                return -1;
+            have_budget = 1;
+            break;
+        case 'W':
+            if (bench_parse_int(optarg, &o->window) || o->window < 1 || o->window > MAX_WINDOW)
+                return -1;
+            break;
         default: return -1;
         }
     }
@@ -904,8 +972,10 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     if (parse_options(argc, argv, &opt) != 0) {
         if (rank == 0) {
-            fprintf(stderr, "usage: imb [-m] [-q] [-b list] [-x max<=1G] [-i iters] [-r reps] [-t secs] "
-                    "[-W window<=%d]\nbenchmarks:", MAX_WINDOW);
+            fprintf(stderr,
+                    "usage: imb [-m] [-q] [-b list] [-x max<=1G] [-i iters] [-r reps] [-t secs] "
+                    "[-W window<=%d]\nbenchmarks:",
+                    MAX_WINDOW);
             for (int i = 0; i < B_COUNT; i++)
                 fprintf(stderr, " %s", benches[i].name);
             fprintf(stderr, "\n");
@@ -918,7 +988,8 @@ int main(int argc, char **argv)
                opt.quick ? "quick" : "all", opt.max_size);
         bench_print_library();
         printf("# value: median of %d repetitions (MAX over ranks of each rank's average); "
-               "budget %.3g s per repetition, base %ld iterations\n", opt.reps, opt.budget, opt.iters);
+               "budget %.3g s per repetition, base %ld iterations\n",
+               opt.reps, opt.budget, opt.iters);
         fflush(stdout);
     }
     for (int i = 0; i < B_COUNT; i++)

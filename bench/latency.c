@@ -44,15 +44,27 @@ typedef struct options {
 
 static int parse_options(int argc, char **argv, options_t *opt_p)
 {
-    options_t opt = { 0, 10000, 200, 20, (size_t)4 << 20 };
+    options_t opt = {0, 10000, 200, 20, (size_t)4 << 20};
     int c;
     while ((c = getopt(argc, argv, "mi:w:b:x:h")) != -1) {
         switch (c) {
         case 'm': opt.machine = 1; break;
-        case 'i': if (bench_parse_int(optarg, &opt.iters) || opt.iters < 1) return -1; break;
-        case 'w': if (bench_parse_int(optarg, &opt.warmup)) return -1; break;
-        case 'b': if (bench_parse_int(optarg, &opt.batches) || opt.batches < 1) return -1; break;
-        case 'x': if (bench_parse_size(optarg, &opt.max_size)) return -1; break;
+        case 'i':
+            if (bench_parse_int(optarg, &opt.iters) || opt.iters < 1)
+                return -1;
+            break;
+        case 'w':
+            if (bench_parse_int(optarg, &opt.warmup))
+                return -1;
+            break;
+        case 'b':
+            if (bench_parse_int(optarg, &opt.batches) || opt.batches < 1)
+                return -1;
+            break;
+        case 'x':
+            if (bench_parse_size(optarg, &opt.max_size))
+                return -1;
+            break;
         default: return -1;
         }
     }
@@ -83,7 +95,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     if (parse_options(argc, argv, &opt) != 0)
-        bench_die(rank, "usage: latency [-m] [-i iters] [-w warmup] [-b batches] [-x max_size<=1G]");
+        bench_die(rank,
+                  "usage: latency [-m] [-i iters] [-w warmup] [-b batches] [-x max_size<=1G]");
     if (nranks < 2)
         bench_die(rank, "latency: needs at least 2 ranks");
 

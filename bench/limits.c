@@ -65,9 +65,21 @@ static int parse_size(const char *s, size_t *out_p)
     if (end == s)
         return -1;
     switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
+    case 'k':
+    case 'K':
+        v <<= 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        v <<= 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        v <<= 30;
+        end++;
+        break;
     default: break;
     }
     if (*end != '\0' || v == 0)
@@ -82,7 +94,8 @@ static volatile unsigned char sink;
 static void memcpy_sweep(int machine, size_t max_size)
 {
     unsigned char *src = NULL, *dst = NULL;
-    if (posix_memalign((void **)&src, 4096, max_size) || posix_memalign((void **)&dst, 4096, max_size)) {
+    if (posix_memalign((void **)&src, 4096, max_size) ||
+        posix_memalign((void **)&dst, 4096, max_size)) {
         fprintf(stderr, "limits: cannot allocate 2 x %zu bytes\n", max_size);
         exit(2);
     }
@@ -122,7 +135,8 @@ static void memcpy_sweep(int machine, size_t max_size)
         double best = gbps[BATCHES - 1];
         if (machine)
             printf("RESULT bench=phys.memcpy ranks=1 size=%zu value=%.3f unit=GBps status=ok "
-                   "best=%.3f copies=%ld\n", size, med, best, per * BATCHES);
+                   "best=%.3f copies=%ld\n",
+                   size, med, best, per * BATCHES);
         else
             printf("  %10zu %12.3f %12.3f %8ld\n", size, med, best, per * BATCHES);
         fflush(stdout);
@@ -140,10 +154,10 @@ static struct {
 
 typedef struct bounce_arg {
     int cpu;
-    long rounds;      /* round trips per batch */
+    long rounds; /* round trips per batch */
     int batches;
-    int pinned;       /* out: 1 if pinning worked */
-    double ns[64];    /* out (thread A only): one-way ns per batch */
+    int pinned;    /* out: 1 if pinning worked */
+    double ns[64]; /* out (thread A only): one-way ns per batch */
 } bounce_arg_t;
 
 static int pin_to(int cpu)
@@ -190,8 +204,8 @@ static void bounce_a(bounce_arg_t *a)
 static int cacheline_bounce(int machine, long rounds)
 {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    bounce_arg_t a = { .cpu = 0, .rounds = rounds, .batches = BATCHES };
-    bounce_arg_t b = { .cpu = ncpu > 1 ? 1 : 0, .rounds = rounds, .batches = BATCHES };
+    bounce_arg_t a = {.cpu = 0, .rounds = rounds, .batches = BATCHES};
+    bounce_arg_t b = {.cpu = ncpu > 1 ? 1 : 0, .rounds = rounds, .batches = BATCHES};
     pthread_t tb;
     atomic_store(&line.flag, 0);
     if (pthread_create(&tb, NULL, bounce_b, &b) != 0) {
@@ -207,7 +221,8 @@ static int cacheline_bounce(int machine, long rounds)
     double med = median_sorted(a.ns, BATCHES);
     if (machine)
         printf("RESULT bench=phys.cacheline ranks=2 size=64 value=%.2f unit=ns status=ok "
-               "best=%.2f pinned=%d cpus=0,%d\n", med, best, pinned, b.cpu);
+               "best=%.2f pinned=%d cpus=0,%d\n",
+               med, best, pinned, b.cpu);
     else
         printf("# cache-line one-way latency, CPU 0 <-> CPU %d%s: median %.2f ns, best %.2f ns\n",
                b.cpu, pinned ? "" : " (not pinned)", med, best);
@@ -222,8 +237,15 @@ int main(int argc, char **argv)
     while ((c = getopt(argc, argv, "mx:r:h")) != -1) {
         switch (c) {
         case 'm': machine = 1; break;
-        case 'x': if (parse_size(optarg, &max_size)) goto usage; break;
-        case 'r': rounds = atol(optarg); if (rounds < 1) goto usage; break;
+        case 'x':
+            if (parse_size(optarg, &max_size))
+                goto usage;
+            break;
+        case 'r':
+            rounds = atol(optarg);
+            if (rounds < 1)
+                goto usage;
+            break;
         default: goto usage;
         }
     }

@@ -57,17 +57,35 @@ typedef struct ring_result {
 
 static int parse_options(int argc, char **argv, options_t *opt_p)
 {
-    options_t opt = { 0, 2000, 500, 10, 8, 64 * 1024, 0.0 };
+    options_t opt = {0, 2000, 500, 10, 8, 64 * 1024, 0.0};
     int c;
     while ((c = getopt(argc, argv, "ml:L:s:S:T:w:h")) != -1) {
         switch (c) {
         case 'm': opt.machine = 1; break;
-        case 'l': if (bench_parse_int(optarg, &opt.laps) || opt.laps < 1) return -1; break;
-        case 'L': if (bench_parse_int(optarg, &opt.big_laps) || opt.big_laps < 1) return -1; break;
-        case 's': if (bench_parse_size(optarg, &opt.small)) return -1; break;
-        case 'S': if (bench_parse_size(optarg, &opt.big)) return -1; break;
-        case 'T': if (bench_parse_seconds(optarg, &opt.budget)) return -1; break;
-        case 'w': if (bench_parse_int(optarg, &opt.warmup)) return -1; break;
+        case 'l':
+            if (bench_parse_int(optarg, &opt.laps) || opt.laps < 1)
+                return -1;
+            break;
+        case 'L':
+            if (bench_parse_int(optarg, &opt.big_laps) || opt.big_laps < 1)
+                return -1;
+            break;
+        case 's':
+            if (bench_parse_size(optarg, &opt.small))
+                return -1;
+            break;
+        case 'S':
+            if (bench_parse_size(optarg, &opt.big))
+                return -1;
+            break;
+        case 'T':
+            if (bench_parse_seconds(optarg, &opt.budget))
+                return -1;
+            break;
+        case 'w':
+            if (bench_parse_int(optarg, &opt.warmup))
+                return -1;
+            break;
         default: return -1;
         }
     }
@@ -171,8 +189,8 @@ static void report(const options_t *opt, size_t size, int nranks, const ring_res
         printf("%zu %.3f %.6f %d %d %.3f\n", size, res->median_hop_usec, res->seconds, res->laps,
                nranks, mean_hop_usec);
     else
-        printf("  %12zu %14.3f %14.3f %12.4f %8d %6d\n", size, res->median_hop_usec,
-               mean_hop_usec, res->seconds, res->laps, nranks);
+        printf("  %12zu %14.3f %14.3f %12.4f %8d %6d\n", size, res->median_hop_usec, mean_hop_usec,
+               res->seconds, res->laps, nranks);
     fflush(stdout);
 }
 
@@ -190,8 +208,8 @@ int main(int argc, char **argv)
     if (nranks < 2)
         bench_die(rank, "ring: needs at least 2 ranks");
 
-    size_t sizes[2] = { opt.small, opt.big };
-    int laps[2] = { opt.laps, opt.big_laps };
+    size_t sizes[2] = {opt.small, opt.big};
+    int laps[2] = {opt.laps, opt.big_laps};
     int nsizes = opt.big != 0 ? 2 : 1;
     char *buf = bench_alloc(opt.small > opt.big ? opt.small : opt.big);
     int max_laps = opt.laps > opt.big_laps ? opt.laps : opt.big_laps;
@@ -205,7 +223,8 @@ int main(int argc, char **argv)
                nranks, ncpu);
         bench_print_library();
         printf("# per hop in microseconds: median of %d batches of laps, and mean = total time "
-               "/ (laps * ranks)", BATCHES);
+               "/ (laps * ranks)",
+               BATCHES);
         if (opt.budget > 0)
             printf("; at most %.1f s per size", opt.budget);
         printf("\n");
@@ -219,13 +238,14 @@ int main(int argc, char **argv)
 
     int bad = 0;
     for (int i = 0; i < nsizes; i++) {
-        ring_result_t res = { 0, 0.0, 0.0 };
+        ring_result_t res = {0, 0.0, 0.0};
         bad += run_ring(rank, nranks, buf, sizes[i], laps[i], &opt, lap_sec, &res);
         if (rank == 0)
             report(&opt, sizes[i], nranks, &res);
     }
     if (bad)
-        fprintf(stderr, "ring: WARNING: %d laps returned a wrong token; numbers are suspect\n", bad);
+        fprintf(stderr, "ring: WARNING: %d laps returned a wrong token; numbers are suspect\n",
+                bad);
 
     free(lap_sec);
     free(buf);

@@ -11,8 +11,8 @@
  *     MPI_ERR_UNSUPPORTED_OPERATION makes the benchmark report
  *     "status=unsupported" (and no time); any other error aborts the job.
  *   - With -m one line per measurement:
- *       RESULT bench=<name> ranks=<n> size=<size> value=<seconds> unit=s status=<ok|FAILED|unsupported> [k=v ...]
- *     Other lines in -m mode start with '#'.
+ *       RESULT bench=<name> ranks=<n> size=<size> value=<seconds> unit=s
+ * status=<ok|FAILED|unsupported> [k=v ...] Other lines in -m mode start with '#'.
  *   - Verification failures print "VERIFICATION FAILED" on stderr and
  *     status=FAILED; the exit status is then 1.
  */
@@ -59,18 +59,18 @@ static inline int app_check(int rc, const char *call, int line)
             app_unsupported_call = call;
         return APP_UNSUPPORTED;
     }
-    fprintf(stderr, "%s: rank %d: %s failed at line %d: class %d: %s\n", app_name, app_rank,
-            call, line, cls, msg);
+    fprintf(stderr, "%s: rank %d: %s failed at line %d: class %d: %s\n", app_name, app_rank, call,
+            line, cls, msg);
     MPI_Abort(MPI_COMM_WORLD, 3);
     return -1;
 }
 
 /* Evaluates an MPI call; on "unsupported" jumps to the label `unsupported`
  * that every program defines in the function using it. */
-#define APP_CHECK(call)                                                  \
-    do {                                                                 \
-        if (app_check((call), #call, __LINE__) == APP_UNSUPPORTED)       \
-            goto unsupported;                                            \
+#define APP_CHECK(call)                                                                            \
+    do {                                                                                           \
+        if (app_check((call), #call, __LINE__) == APP_UNSUPPORTED)                                 \
+            goto unsupported;                                                                      \
     } while (0)
 
 static inline void *app_alloc(size_t bytes)
@@ -96,7 +96,7 @@ static inline int app_parse_long(const char *s, long *out_p)
 /* Parses -m -q -n N -p S -k K -w W. Returns 0, or -1 after printing usage. */
 static inline int app_parse(int argc, char **argv, const char *usage, app_opts_t *opt_p)
 {
-    app_opts_t o = { 0, 0, 0, NULL, 0, 0 };
+    app_opts_t o = {0, 0, 0, NULL, 0, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int needs = (!strcmp(a, "-n") || !strcmp(a, "-p") || !strcmp(a, "-k") || !strcmp(a, "-w"));
@@ -140,7 +140,8 @@ static inline void app_init(int *argc, char ***argv, const char *name)
 
 /* Rank 0 prints a result: a human line, and with -m the RESULT line.
  * `extra` is " key=value ..." (may be empty). */
-static inline void app_report(const app_opts_t *o, long size, double seconds, int ok, const char *extra)
+static inline void app_report(const app_opts_t *o, long size, double seconds, int ok,
+                              const char *extra)
 {
     if (app_rank != 0)
         return;

@@ -33,8 +33,8 @@
 
 typedef struct fft_plan {
     int n, logn;
-    int *rev;    /* bit reversal permutation */
-    double *tw;  /* tw[2k], tw[2k+1] = cos, -sin of 2 pi k / n, k < n/2 */
+    int *rev;   /* bit reversal permutation */
+    double *tw; /* tw[2k], tw[2k+1] = cos, -sin of 2 pi k / n, k < n/2 */
 } fft_plan_t;
 
 static void plan_init(fft_plan_t *pl, int n)
@@ -79,7 +79,8 @@ static void fft1d(const fft_plan_t *pl, double *x, int sign)
         for (int s = 0; s < n; s += len) {
             for (int k = 0; k < half; k++) {
                 const double wr = pl->tw[2 * k * stride];
-                const double wi = sign < 0 ? pl->tw[2 * k * stride + 1] : -pl->tw[2 * k * stride + 1];
+                const double wi =
+                    sign < 0 ? pl->tw[2 * k * stride + 1] : -pl->tw[2 * k * stride + 1];
                 double *p = x + 2 * (s + k), *q = x + 2 * (s + k + half);
                 const double tr = q[0] * wr - q[1] * wi, ti = q[0] * wi + q[1] * wr;
                 q[0] = p[0] - tr;
@@ -97,8 +98,8 @@ static int transpose(int n, int nl, double *a, double *s, double *r)
     const int P = app_size;
     for (int d = 0; d < P; d++)
         for (int i = 0; i < nl; i++)
-            memcpy(s + 2 * ((size_t)d * nl * nl + (size_t)i * nl), a + 2 * ((size_t)i * n + (size_t)d * nl),
-                   (size_t)nl * 2 * sizeof(double));
+            memcpy(s + 2 * ((size_t)d * nl * nl + (size_t)i * nl),
+                   a + 2 * ((size_t)i * n + (size_t)d * nl), (size_t)nl * 2 * sizeof(double));
     APP_CHECK(MPI_Alltoall(s, 2 * nl * nl, MPI_DOUBLE, r, 2 * nl * nl, MPI_DOUBLE, MPI_COMM_WORLD));
     /* block from rank q: r[q][i][c] = element (row q*nl+i, col me*nl+c) -> a[c][q*nl+i] */
     for (int q = 0; q < P; q++)
@@ -126,8 +127,14 @@ static int fft2d(const fft_plan_t *pl, int nl, double *a, double *s, double *r, 
     return 0;
 }
 
-static double input_re(int x, int y) { return app_rand2(30, ((uint64_t)x << 32) | (uint64_t)y); }
-static double input_im(int x, int y) { return app_rand2(31, ((uint64_t)x << 32) | (uint64_t)y); }
+static double input_re(int x, int y)
+{
+    return app_rand2(30, ((uint64_t)x << 32) | (uint64_t)y);
+}
+static double input_im(int x, int y)
+{
+    return app_rand2(31, ((uint64_t)x << 32) | (uint64_t)y);
+}
 
 int main(int argc, char **argv)
 {
@@ -141,7 +148,8 @@ int main(int argc, char **argv)
     const int P = app_size, me = app_rank;
     if ((n & (n - 1)) != 0 || n < 2 || n % P != 0) {
         if (me == 0)
-            fprintf(stderr, "fft2d: N=%d must be a power of two and a multiple of the %d ranks\n", n, P);
+            fprintf(stderr, "fft2d: N=%d must be a power of two and a multiple of the %d ranks\n",
+                    n, P);
         MPI_Finalize();
         return 2;
     }
@@ -183,7 +191,7 @@ int main(int argc, char **argv)
 
     /* (a) round trip */
     const double scale = 1.0 / ((double)n * n);
-    double err[2] = { 0.0, 0.0 }, gerr[2];
+    double err[2] = {0.0, 0.0}, gerr[2];
     for (int i = 0; i < nl; i++)
         for (int y = 0; y < n; y++) {
             double dr = a[2 * ((size_t)i * n + y)] * scale - input_re(me * nl + i, y);
@@ -198,7 +206,7 @@ int main(int argc, char **argv)
         cs[2 * k + 1] = -sin(two_pi * k / n);
     }
     double norm2 = 0.0;
-    double dre[3] = { 0, 0, 0 }, dim[3] = { 0, 0, 0 };
+    double dre[3] = {0, 0, 0}, dim[3] = {0, 0, 0};
     for (int x = 0; x < n; x++)
         for (int y = 0; y < n; y++) {
             double vr = input_re(x, y), vi = input_im(x, y);
@@ -220,8 +228,9 @@ int main(int argc, char **argv)
         app_note(&o, "fft2d: N=%d round-trip max error=%.2e, direct-DFT relative error=%.2e", n,
                  gerr[0], gerr[1]);
         char extra[160];
-        snprintf(extra, sizeof extra, " fwd=%.6g inv=%.6g gflops=%.3f roundtrip_err=%.2e dft_err=%.2e",
-                 fwd, inv, 2.0 * flop / (fwd + inv) * 1e-9, gerr[0], gerr[1]);
+        snprintf(extra, sizeof extra,
+                 " fwd=%.6g inv=%.6g gflops=%.3f roundtrip_err=%.2e dft_err=%.2e", fwd, inv,
+                 2.0 * flop / (fwd + inv) * 1e-9, gerr[0], gerr[1]);
         app_report(&o, n, fwd + inv, ok, extra);
     }
     free(a);

@@ -68,7 +68,10 @@ static int eliminate_rows(int n, double *a, double *u)
     double *prow = app_alloc((size_t)w * sizeof(double));
     int rc = 0;
     for (int k = 0; k < n; k++) {
-        struct { double v; int i; } loc = { -1.0, n }, piv;
+        struct {
+            double v;
+            int i;
+        } loc = {-1.0, n}, piv;
         for (int i = (lo > k ? lo : k); i < hi; i++) {
             double v = fabs(a[(size_t)(i - lo) * w + k]);
             if (v > loc.v) {
@@ -124,8 +127,8 @@ static int eliminate_rows(int n, double *a, double *u)
         for (int r = 1; r < P; r++) {
             int rlo = block_lo(n, P, r), rhi = block_lo(n, P, r + 1);
             if (rhi > rlo)
-                APP_CHECK(MPI_Recv(u + (size_t)rlo * w, (rhi - rlo) * w, MPI_DOUBLE, r,
-                                   TAG_COLLECT, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                APP_CHECK(MPI_Recv(u + (size_t)rlo * w, (rhi - rlo) * w, MPI_DOUBLE, r, TAG_COLLECT,
+                                   MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         }
     } else if (hi > lo) {
         APP_CHECK(MPI_Send(a, (hi - lo) * w, MPI_DOUBLE, 0, TAG_COLLECT, MPI_COMM_WORLD));
@@ -270,7 +273,8 @@ int main(int argc, char **argv)
 
     APP_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     double t0 = MPI_Wtime();
-    int rc = part == PART_ROWS ? eliminate_rows(n, a, u) : eliminate_cols(n, part, nloc, glob, a, u);
+    int rc =
+        part == PART_ROWS ? eliminate_rows(n, a, u) : eliminate_cols(n, part, nloc, glob, a, u);
     if (rc == APP_UNSUPPORTED)
         goto unsupported;
     int singular = rc != 0;

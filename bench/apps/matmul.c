@@ -173,7 +173,7 @@ int main(int argc, char **argv)
         double rel = maxerr / (maxval > 0 ? maxval : 1.0);
         /* Two rows recomputed entry by entry. */
         double rowerr = 0.0;
-        int check_rows[2] = { 0, n - 1 };
+        int check_rows[2] = {0, n - 1};
         for (int t = 0; t < 2; t++) {
             int i = check_rows[t];
             for (int j = 0; j < n; j++) {
@@ -185,12 +185,12 @@ int main(int argc, char **argv)
         }
         if (!(rel < 1e-12) || !(rowerr < 1e-10))
             ok = 0;
-        app_note(&o, "matmul: N=%d rows/task=%d tasks=%d Freivalds rel.err=%.2e row err=%.2e",
-                 n, rows, nblocks, rel, rowerr);
+        app_note(&o, "matmul: N=%d rows/task=%d tasks=%d Freivalds rel.err=%.2e row err=%.2e", n,
+                 rows, nblocks, rel, rowerr);
         double secs = t1 - t0;
         char extra[160];
-        snprintf(extra, sizeof extra, " gflops=%.3f rows_per_task=%d tasks=%d", 2.0 * n * (double)n * n / secs * 1e-9,
-                 rows, nblocks);
+        snprintf(extra, sizeof extra, " gflops=%.3f rows_per_task=%d tasks=%d",
+                 2.0 * n * (double)n * n / secs * 1e-9, rows, nblocks);
         app_report(&o, n, secs, ok, extra);
         free(x);
         free(bx);

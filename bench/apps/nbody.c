@@ -113,7 +113,7 @@ unsupported:
 /* Global energy, momentum and momentum scale (sum m |v|). */
 static int totals(int nb, const body_t *b, double epot, double out[6])
 {
-    double loc[6] = { 0, 0, 0, 0, 0, 0 };
+    double loc[6] = {0, 0, 0, 0, 0, 0};
     for (int i = 0; i < nb; i++) {
         double v2 = 0.0;
         for (int d = 0; d < 3; d++) {
@@ -154,7 +154,7 @@ int main(int argc, char **argv)
     /* Initial forces (untimed), checked against a direct sum. */
     if (forces(nb, b, pos, vis, acc, pot, &epot) || totals(nb, b, epot, tot0))
         goto unsupported;
-    double err[2] = { 0.0, 0.0 }, gerr[2], ascale = 0.0, gascale = 0.0;
+    double err[2] = {0.0, 0.0}, gerr[2], ascale = 0.0, gascale = 0.0;
     int real = (int)(n - (long)me * nb < nb ? n - (long)me * nb : nb);
     for (int i = 0; i < real; i++)
         ascale += b[i].m * sqrt(acc[3 * i] * acc[3 * i] + acc[3 * i + 1] * acc[3 * i + 1] +
@@ -162,7 +162,7 @@ int main(int argc, char **argv)
     for (int t = 0; t < 3 && real > 0; t++) {
         int i = t == 0 ? 0 : (t == 1 ? real / 2 : real - 1);
         long gi = (long)me * nb + i;
-        double ad[3] = { 0, 0, 0 };
+        double ad[3] = {0, 0, 0};
         for (long g = 0; g < n; g++) {
             if (g == gi)
                 continue;
@@ -202,18 +202,23 @@ int main(int argc, char **argv)
     if (totals(nb, b, epot, tot1))
         goto unsupported;
     APP_CHECK(MPI_Allreduce(err, gerr, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-    double dp = sqrt((tot1[1] - tot0[1]) * (tot1[1] - tot0[1]) + (tot1[2] - tot0[2]) * (tot1[2] - tot0[2]) +
-                     (tot1[3] - tot0[3]) * (tot1[3] - tot0[3]));
+    double dp =
+        sqrt((tot1[1] - tot0[1]) * (tot1[1] - tot0[1]) + (tot1[2] - tot0[2]) * (tot1[2] - tot0[2]) +
+             (tot1[3] - tot0[3]) * (tot1[3] - tot0[3]));
     double pscale = tot0[4] + steps * DT * gascale;
     double perr = dp / pscale, eerr = fabs(tot1[0] - tot0[0]) / fabs(tot0[0]);
     int ok = gerr[0] < 1e-10 && perr < 1e-9 && eerr < 1e-5;
     if (me == 0) {
-        app_note(&o, "nbody: N=%ld steps=%d energy %.12f -> %.12f; direct-sum rel.err=%.2e momentum err=%.2e energy drift=%.2e",
+        app_note(&o,
+                 "nbody: N=%ld steps=%d energy %.12f -> %.12f; direct-sum rel.err=%.2e momentum "
+                 "err=%.2e energy drift=%.2e",
                  n, steps, tot0[0], tot1[0], gerr[0], perr, eerr);
         char extra[192];
         double pairs = (double)n * (double)n * steps;
-        snprintf(extra, sizeof extra, " steps=%d interactions_per_s=%.4g force_err=%.2e momentum_err=%.2e energy_drift=%.2e",
-                 steps, pairs / (t1 - t0), gerr[0], perr, eerr);
+        snprintf(
+            extra, sizeof extra,
+            " steps=%d interactions_per_s=%.4g force_err=%.2e momentum_err=%.2e energy_drift=%.2e",
+            steps, pairs / (t1 - t0), gerr[0], perr, eerr);
         app_report(&o, n, t1 - t0, ok, extra);
     }
     free(b);

@@ -106,7 +106,7 @@ int main(int argc, char **argv)
             APP_CHECK(MPI_Recv(&i, 1, MPI_LONG, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
             if (st.MPI_TAG == TAG_STOP)
                 break;
-            unsigned long long res[2] = { (unsigned long long)i, task(i, work) };
+            unsigned long long res[2] = {(unsigned long long)i, task(i, work)};
             APP_CHECK(MPI_Send(res, 2, MPI_UNSIGNED_LONG_LONG, 0, TAG_RESULT, MPI_COMM_WORLD));
         }
     }
@@ -128,10 +128,14 @@ int main(int argc, char **argv)
         }
         if (workers == 0)
             mn = mx = ntasks;
-        app_note(&o, "taskfarm: %ld tasks of %ld rounds, %d workers (tasks per worker %ld..%ld): received=%ld duplicates=%ld missing=%ld sum %s",
-                 ntasks, work, workers, mn, mx, received, dup, missing, sum == expect ? "matches" : "DIFFERS");
+        app_note(&o,
+                 "taskfarm: %ld tasks of %ld rounds, %d workers (tasks per worker %ld..%ld): "
+                 "received=%ld duplicates=%ld missing=%ld sum %s",
+                 ntasks, work, workers, mn, mx, received, dup, missing,
+                 sum == expect ? "matches" : "DIFFERS");
         char extra[160];
-        snprintf(extra, sizeof extra, " rate=%.4g work=%ld depth=%d tasks_per_worker_min=%ld tasks_per_worker_max=%ld",
+        snprintf(extra, sizeof extra,
+                 " rate=%.4g work=%ld depth=%d tasks_per_worker_min=%ld tasks_per_worker_max=%ld",
                  (double)ntasks / (t1 - t0), work, depth, mn, mx);
         app_report(&o, ntasks, t1 - t0, ok, extra);
     }

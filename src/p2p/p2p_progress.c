@@ -159,7 +159,10 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
     }
 }
 
-void fy_wait_until(bool (*done)(void *), void *arg) { wait_spinning(done, arg, fy_rt.spin_ns); }
+void fy_wait_until(bool (*done)(void *), void *arg)
+{
+    wait_spinning(done, arg, fy_rt.spin_ns);
+}
 
 static bool req_done(void *r)
 {

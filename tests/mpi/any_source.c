@@ -33,8 +33,8 @@ int main(int argc, char **argv)
             CHECK(st.MPI_SOURCE == v[0], "status source %d, payload says %d", st.MPI_SOURCE, v[0]);
             if (v[0] < 1 || v[0] >= mt_size)
                 continue;
-            CHECK(v[1] == nextseq[v[0]], "from %d: message %d arrived when %d was due", v[0],
-                  v[1], nextseq[v[0]]);
+            CHECK(v[1] == nextseq[v[0]], "from %d: message %d arrived when %d was due", v[0], v[1],
+                  nextseq[v[0]]);
             CHECK(st.MPI_TAG == (v[1] * 7 + v[0]) % 23, "from %d message %d: tag %d", v[0], v[1],
                   st.MPI_TAG);
             nextseq[v[0]] = v[1] + 1;
@@ -43,7 +43,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < mt_size; i++)
             nextseq[i] = 0;
         size_t total = (size_t)(PER * nsend);
-        int (*bufs)[2] = calloc((size_t)total, sizeof *bufs);
+        int(*bufs)[2] = calloc((size_t)total, sizeof *bufs);
         MPI_Request *reqs = calloc((size_t)total, sizeof *reqs);
         MPI_Status *sts = calloc((size_t)total, sizeof *sts);
         for (size_t k = 0; k < total; k++)

@@ -44,8 +44,8 @@ int main(int argc, char **argv)
             unsigned char msg[MSG];
             for (int i = NMSG - 1; i >= 0; i--) {
                 MPI_OK(MPI_Recv(msg, MSG, MPI_BYTE, peer, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-                CHECK_DATA(msg, MSG, (unsigned)(round * 100 + i), "buffered message %d round %d",
-                           i, round);
+                CHECK_DATA(msg, MSG, (unsigned)(round * 100 + i), "buffered message %d round %d", i,
+                           round);
             }
             MPI_Status st;
             int count = -1;

@@ -108,8 +108,8 @@ int main(int argc, char **argv)
                     if (note == 2) {
                         MPI_OK(MPI_Wait(&r, &st));
                         MPI_OK(MPI_Test_cancelled(&st, &note));
-                        CHECK(note == 0, "%s of %zu bytes received by the peer but cancelled",
-                              what, n);
+                        CHECK(note == 0, "%s of %zu bytes received by the peer but cancelled", what,
+                              n);
                     }
                 } else {
                     MPI_OK(MPI_Recv(&note, 1, MPI_INT, peer, note_tag, MPI_COMM_WORLD,
@@ -117,7 +117,8 @@ int main(int argc, char **argv)
                     if (note == 1) {
                         /* The cancelled message must never arrive; the note was sent after the
                          * cancel completed, so anything sent is here by now or never. */
-                        MPI_OK(MPI_Iprobe(peer, data_tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+                        MPI_OK(
+                            MPI_Iprobe(peer, data_tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
                         CHECK(!flag, "%s of %zu bytes was cancelled but arrived anyway", what, n);
                         if (flag)
                             MPI_OK(MPI_Recv(b, (int)n, MPI_BYTE, peer, data_tag, MPI_COMM_WORLD,

@@ -33,8 +33,10 @@ static void run_on(MPI_Comm comm, const char *name, int big)
                 ;
         MPI_OK(MPI_Barrier(comm));
         double dt = MPI_Wtime() - t0;
-        CHECK(me == 0 || dt >= 0.1, "%s: rank %d left MPI_Barrier %.3f s after entering, before "
-              "rank 0 (0.3 s late) could have entered", name, me, dt);
+        CHECK(me == 0 || dt >= 0.1,
+              "%s: rank %d left MPI_Barrier %.3f s after entering, before "
+              "rank 0 (0.3 s late) could have entered",
+              name, me, dt);
     }
 
     for (int ci = 0; ci < ncounts; ci++) {
@@ -64,8 +66,8 @@ static void run_on(MPI_Comm comm, const char *name, int big)
             else
                 memset(bb, 0, nb);
             MPI_OK(MPI_Bcast(bb, (int)nb, MPI_BYTE, root, comm));
-            CHECK_DATA(bb, nb, (unsigned)(root + count), "%s: Bcast of %zu bytes from %d", name,
-                       nb, root);
+            CHECK_DATA(bb, nb, (unsigned)(root + count), "%s: Bcast of %zu bytes from %d", name, nb,
+                       root);
 
             /* Reduce SUM of doubles to root: exact for these small integers. */
             for (int k = 0; k < count; k++) {
@@ -78,8 +80,8 @@ static void run_on(MPI_Comm comm, const char *name, int big)
                 for (int k = 0; k < count && bad < 0; k++)
                     if (dres[k] != n * (n - 1) / 2.0 + n * k * 0.5)
                         bad = k;
-                CHECK(bad < 0, "%s: Reduce SUM of %d doubles to %d: element %d is %g", name,
-                      count, root, bad, bad < 0 ? 0 : dres[bad]);
+                CHECK(bad < 0, "%s: Reduce SUM of %d doubles to %d: element %d is %g", name, count,
+                      root, bad, bad < 0 ? 0 : dres[bad]);
             }
             /* Reduce MAX of ints. */
             for (int k = 0; k < count; k++)

@@ -42,8 +42,8 @@ int main(int argc, char **argv)
                     if (d[k] != want)
                         bad = k;
                 }
-                CHECK(bad < 0, "Reduce IN_PLACE MAX of %d doubles at root %d: element %d", n,
-                      root, bad);
+                CHECK(bad < 0, "Reduce IN_PLACE MAX of %d doubles at root %d: element %d", n, root,
+                      bad);
             }
         }
         for (int k = 0; k < n; k++)

@@ -3,7 +3,10 @@
  * MPI_IN_PLACE where the standard allows it, a pair type (MPI_DOUBLE_INT) and the _c forms. */
 #include "mpitest.h"
 
-static int val(int from, int to, int i) { return from * 1000003 + to * 1009 + i; }
+static int val(int from, int to, int i)
+{
+    return from * 1000003 + to * 1009 + i;
+}
 
 static void gathers(int n)
 {
@@ -119,8 +122,10 @@ static void vforms(int k)
     for (int i = 0; i < me + k; i++)
         CHECK(sb[i] == val(root, me, i), "Scatterv k=%d [%d]", k, i);
     /* Alltoallv: to rank r we send r+k ints; from rank r we get me+k. */
-    int *scounts = mt_malloc(sizeof(int) * (size_t)p), *sdispls = mt_malloc(sizeof(int) * (size_t)p);
-    int *rcounts = mt_malloc(sizeof(int) * (size_t)p), *rdispls = mt_malloc(sizeof(int) * (size_t)p);
+    int *scounts = mt_malloc(sizeof(int) * (size_t)p),
+        *sdispls = mt_malloc(sizeof(int) * (size_t)p);
+    int *rcounts = mt_malloc(sizeof(int) * (size_t)p),
+        *rdispls = mt_malloc(sizeof(int) * (size_t)p);
     int st = 0, rt = 0;
     for (int r = 0; r < p; r++) {
         scounts[r] = r + k;
@@ -130,12 +135,13 @@ static void vforms(int k)
         rdispls[r] = rt;
         rt += rcounts[r] + 2;
     }
-    int *a = mt_malloc(sizeof(int) * (size_t)(st + 1)), *b = mt_malloc(sizeof(int) * (size_t)(rt + 1));
+    int *a = mt_malloc(sizeof(int) * (size_t)(st + 1)),
+        *b = mt_malloc(sizeof(int) * (size_t)(rt + 1));
     for (int r = 0; r < p; r++)
         for (int i = 0; i < scounts[r]; i++)
             a[sdispls[r] + i] = val(me, r, i);
-    MPI_OK(MPI_Alltoallv(a, scounts, sdispls, MPI_INT, b, rcounts, rdispls, MPI_INT,
-                         MPI_COMM_WORLD));
+    MPI_OK(
+        MPI_Alltoallv(a, scounts, sdispls, MPI_INT, b, rcounts, rdispls, MPI_INT, MPI_COMM_WORLD));
     for (int r = 0; r < p; r++)
         for (int i = 0; i < rcounts[r]; i++)
             CHECK(b[rdispls[r] + i] == val(r, me, i), "Alltoallv k=%d from %d [%d]", k, r, i);

@@ -41,8 +41,8 @@ int main(int argc, char **argv)
     MPI_Status st;
     MPI_OK(MPI_Recv(&in, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
     CHECK(in == prev, "WORLD receive matched %d, expected the WORLD message %d", in, prev);
-    CHECK(st.MPI_SOURCE == prev && st.MPI_TAG == 7, "WORLD status source %d tag %d",
-          st.MPI_SOURCE, st.MPI_TAG);
+    CHECK(st.MPI_SOURCE == prev && st.MPI_TAG == 7, "WORLD status source %d tag %d", st.MPI_SOURCE,
+          st.MPI_TAG);
     for (int i = 0; i < NDUPS; i++) {
         in = -1;
         MPI_OK(MPI_Recv(&in, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, dups[i], &st));
@@ -84,7 +84,8 @@ int main(int argc, char **argv)
         MPI_Comm c;
         MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
         int v = i + mt_rank, w = -1;
-        MPI_OK(MPI_Sendrecv(&v, 1, MPI_INT, next, i, &w, 1, MPI_INT, prev, i, c, MPI_STATUS_IGNORE));
+        MPI_OK(
+            MPI_Sendrecv(&v, 1, MPI_INT, next, i, &w, 1, MPI_INT, prev, i, c, MPI_STATUS_IGNORE));
         CHECK(w == i + prev, "dup/free cycle %d: got %d", i, w);
         MPI_OK(MPI_Comm_free(&c));
     }

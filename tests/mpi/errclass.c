@@ -3,26 +3,72 @@
  * distinct and at most MPI_ERR_LASTCODE. */
 #include "mpitest.h"
 
-#define C(x) { x, #x }
+#define C(x)                                                                                       \
+    {                                                                                              \
+        x, #x                                                                                      \
+    }
 static const struct {
     int cls;
     const char *name;
 } classes[] = {
-    C(MPI_SUCCESS),        C(MPI_ERR_BUFFER),   C(MPI_ERR_COUNT),     C(MPI_ERR_TYPE),
-    C(MPI_ERR_TAG),        C(MPI_ERR_COMM),     C(MPI_ERR_RANK),      C(MPI_ERR_REQUEST),
-    C(MPI_ERR_ROOT),       C(MPI_ERR_GROUP),    C(MPI_ERR_OP),        C(MPI_ERR_TOPOLOGY),
-    C(MPI_ERR_DIMS),       C(MPI_ERR_ARG),      C(MPI_ERR_UNKNOWN),   C(MPI_ERR_TRUNCATE),
-    C(MPI_ERR_OTHER),      C(MPI_ERR_INTERN),   C(MPI_ERR_PENDING),   C(MPI_ERR_IN_STATUS),
-    C(MPI_ERR_ACCESS),     C(MPI_ERR_AMODE),    C(MPI_ERR_ASSERT),    C(MPI_ERR_BAD_FILE),
-    C(MPI_ERR_BASE),       C(MPI_ERR_CONVERSION), C(MPI_ERR_DISP),    C(MPI_ERR_DUP_DATAREP),
-    C(MPI_ERR_FILE_EXISTS), C(MPI_ERR_FILE_IN_USE), C(MPI_ERR_FILE),  C(MPI_ERR_INFO_KEY),
-    C(MPI_ERR_INFO_NOKEY), C(MPI_ERR_INFO_VALUE), C(MPI_ERR_INFO),    C(MPI_ERR_IO),
-    C(MPI_ERR_KEYVAL),     C(MPI_ERR_LOCKTYPE), C(MPI_ERR_NAME),      C(MPI_ERR_NO_MEM),
-    C(MPI_ERR_NOT_SAME),   C(MPI_ERR_NO_SPACE), C(MPI_ERR_NO_SUCH_FILE), C(MPI_ERR_PORT),
-    C(MPI_ERR_QUOTA),      C(MPI_ERR_READ_ONLY), C(MPI_ERR_RMA_CONFLICT), C(MPI_ERR_RMA_SYNC),
-    C(MPI_ERR_SERVICE),    C(MPI_ERR_SIZE),     C(MPI_ERR_SPAWN),     C(MPI_ERR_UNSUPPORTED_DATAREP),
-    C(MPI_ERR_UNSUPPORTED_OPERATION), C(MPI_ERR_WIN), C(MPI_ERR_RMA_RANGE), C(MPI_ERR_RMA_ATTACH),
-    C(MPI_ERR_RMA_SHARED), C(MPI_ERR_RMA_FLAVOR),
+    C(MPI_SUCCESS),
+    C(MPI_ERR_BUFFER),
+    C(MPI_ERR_COUNT),
+    C(MPI_ERR_TYPE),
+    C(MPI_ERR_TAG),
+    C(MPI_ERR_COMM),
+    C(MPI_ERR_RANK),
+    C(MPI_ERR_REQUEST),
+    C(MPI_ERR_ROOT),
+    C(MPI_ERR_GROUP),
+    C(MPI_ERR_OP),
+    C(MPI_ERR_TOPOLOGY),
+    C(MPI_ERR_DIMS),
+    C(MPI_ERR_ARG),
+    C(MPI_ERR_UNKNOWN),
+    C(MPI_ERR_TRUNCATE),
+    C(MPI_ERR_OTHER),
+    C(MPI_ERR_INTERN),
+    C(MPI_ERR_PENDING),
+    C(MPI_ERR_IN_STATUS),
+    C(MPI_ERR_ACCESS),
+    C(MPI_ERR_AMODE),
+    C(MPI_ERR_ASSERT),
+    C(MPI_ERR_BAD_FILE),
+    C(MPI_ERR_BASE),
+    C(MPI_ERR_CONVERSION),
+    C(MPI_ERR_DISP),
+    C(MPI_ERR_DUP_DATAREP),
+    C(MPI_ERR_FILE_EXISTS),
+    C(MPI_ERR_FILE_IN_USE),
+    C(MPI_ERR_FILE),
+    C(MPI_ERR_INFO_KEY),
+    C(MPI_ERR_INFO_NOKEY),
+    C(MPI_ERR_INFO_VALUE),
+    C(MPI_ERR_INFO),
+    C(MPI_ERR_IO),
+    C(MPI_ERR_KEYVAL),
+    C(MPI_ERR_LOCKTYPE),
+    C(MPI_ERR_NAME),
+    C(MPI_ERR_NO_MEM),
+    C(MPI_ERR_NOT_SAME),
+    C(MPI_ERR_NO_SPACE),
+    C(MPI_ERR_NO_SUCH_FILE),
+    C(MPI_ERR_PORT),
+    C(MPI_ERR_QUOTA),
+    C(MPI_ERR_READ_ONLY),
+    C(MPI_ERR_RMA_CONFLICT),
+    C(MPI_ERR_RMA_SYNC),
+    C(MPI_ERR_SERVICE),
+    C(MPI_ERR_SIZE),
+    C(MPI_ERR_SPAWN),
+    C(MPI_ERR_UNSUPPORTED_DATAREP),
+    C(MPI_ERR_UNSUPPORTED_OPERATION),
+    C(MPI_ERR_WIN),
+    C(MPI_ERR_RMA_RANGE),
+    C(MPI_ERR_RMA_ATTACH),
+    C(MPI_ERR_RMA_SHARED),
+    C(MPI_ERR_RMA_FLAVOR),
 };
 #define NCLASSES ((int)(sizeof classes / sizeof classes[0]))
 
@@ -57,8 +103,8 @@ int main(int argc, char **argv)
                   "MPI_Error_string(%s): not NUL-terminated at resultlen %d", classes[i].name, len);
             if (classes[i].cls != MPI_SUCCESS)
                 CHECK(strcmp(s, success_str) != 0,
-                      "MPI_Error_string(%s) is the same as for MPI_SUCCESS: '%s'",
-                      classes[i].name, s);
+                      "MPI_Error_string(%s) is the same as for MPI_SUCCESS: '%s'", classes[i].name,
+                      s);
         }
     }
     return mt_finish();

@@ -49,7 +49,8 @@ int main(int argc, char **argv)
     CHECK_CLASS(MPI_Isend(buf, 1, MPI_INT, 0, -100, world, &r), MPI_ERR_TAG, "Isend with tag -100");
     CHECK_CLASS(MPI_Recv(buf, 1, MPI_INT, 0, -3, world, &st), MPI_ERR_TAG, "Recv with tag -3");
     if (ub > 0 && ub < INT_MAX) {
-        CHECK_CLASS(MPI_Send(buf, 1, MPI_INT, 0, ub + 1, world), MPI_ERR_TAG, "Send with TAG_UB + 1");
+        CHECK_CLASS(MPI_Send(buf, 1, MPI_INT, 0, ub + 1, world), MPI_ERR_TAG,
+                    "Send with TAG_UB + 1");
         CHECK_CLASS(MPI_Irecv(buf, 1, MPI_INT, 0, ub + 1, world, &r), MPI_ERR_TAG,
                     "Irecv with TAG_UB + 1");
     }

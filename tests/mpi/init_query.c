@@ -20,8 +20,8 @@ int main(int argc, char **argv)
     }
     if (MPI_Get_version(&version, &subversion) != MPI_SUCCESS || version != MPI_VERSION ||
         subversion != MPI_SUBVERSION) {
-        printf("FAIL MPI_Get_version before MPI_Init: %d.%d, expected %d.%d\n", version,
-               subversion, MPI_VERSION, MPI_SUBVERSION);
+        printf("FAIL MPI_Get_version before MPI_Init: %d.%d, expected %d.%d\n", version, subversion,
+               MPI_VERSION, MPI_SUBVERSION);
         pre_errs++;
     }
 

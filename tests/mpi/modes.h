@@ -63,8 +63,8 @@ static inline void mt_xfer(int mode, int from, int to, size_t bytes, unsigned se
             MPI_OK(MPI_Recv(&tok, 0, MPI_BYTE, to, MT_TOKEN_TAG, comm, MPI_STATUS_IGNORE));
         }
         int rc = mt_send_mode(mode, buf, count, dt, to, tag, comm);
-        CHECK(rc == MPI_SUCCESS, "%s of %zu bytes to %d returned %d", mt_mode_name[mode], bytes,
-              to, rc);
+        CHECK(rc == MPI_SUCCESS, "%s of %zu bytes to %d returned %d", mt_mode_name[mode], bytes, to,
+              rc);
         free(buf);
     }
     if (me == to) {

@@ -37,10 +37,10 @@ static inline void mt_fail(const char *file, int line, const char *fmt, ...)
 }
 
 /* CHECK(condition, "printf format", args...): the message says what was expected. */
-#define CHECK(cond, ...)                                                                          \
-    do {                                                                                          \
-        if (!(cond))                                                                              \
-            mt_fail(__FILE__, __LINE__, __VA_ARGS__);                                             \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            mt_fail(__FILE__, __LINE__, __VA_ARGS__);                                              \
     } while (0)
 
 static inline int mt_check_rc(int rc, const char *call, const char *file, int line)
@@ -59,14 +59,14 @@ static inline int mt_check_rc(int rc, const char *call, const char *file, int li
 #define MPI_OK(call) mt_check_rc((call), #call, __FILE__, __LINE__)
 
 /* CHECK_CLASS(rc, MPI_ERR_RANK, "what"): rc must be an error code of that class. */
-#define CHECK_CLASS(rc, cls, what)                                                                \
-    do {                                                                                          \
-        int rc_ = (rc), cls_ = -1;                                                                \
-        if (rc_ == MPI_SUCCESS)                                                                   \
-            mt_fail(__FILE__, __LINE__, "%s: returned MPI_SUCCESS, expected %s", what, #cls);     \
-        else if (MPI_Error_class(rc_, &cls_) != MPI_SUCCESS || cls_ != (cls))                     \
-            mt_fail(__FILE__, __LINE__, "%s: error class %d, expected %s (%d)", what, cls_, #cls, \
-                    (int)(cls));                                                                  \
+#define CHECK_CLASS(rc, cls, what)                                                                 \
+    do {                                                                                           \
+        int rc_ = (rc), cls_ = -1;                                                                 \
+        if (rc_ == MPI_SUCCESS)                                                                    \
+            mt_fail(__FILE__, __LINE__, "%s: returned MPI_SUCCESS, expected %s", what, #cls);      \
+        else if (MPI_Error_class(rc_, &cls_) != MPI_SUCCESS || cls_ != (cls))                      \
+            mt_fail(__FILE__, __LINE__, "%s: error class %d, expected %s (%d)", what, cls_, #cls,  \
+                    (int)(cls));                                                                   \
     } while (0)
 
 static inline void mt_setup(void)
@@ -126,22 +126,22 @@ static inline long mt_verify(const void *buf, size_t n, unsigned seed)
     return -1;
 }
 
-#define CHECK_DATA(buf, n, seed, ...)                                                             \
-    do {                                                                                          \
-        long bad_ = mt_verify((buf), (n), (seed));                                                \
-        if (bad_ >= 0) {                                                                          \
-            char what_[256];                                                                      \
-            snprintf(what_, sizeof what_, __VA_ARGS__);                                           \
-            mt_fail(__FILE__, __LINE__, "%s: wrong byte at offset %ld of %zu", what_, bad_,       \
-                    (size_t)(n));                                                                 \
-        }                                                                                         \
+#define CHECK_DATA(buf, n, seed, ...)                                                              \
+    do {                                                                                           \
+        long bad_ = mt_verify((buf), (n), (seed));                                                 \
+        if (bad_ >= 0) {                                                                           \
+            char what_[256];                                                                       \
+            snprintf(what_, sizeof what_, __VA_ARGS__);                                            \
+            mt_fail(__FILE__, __LINE__, "%s: wrong byte at offset %ld of %zu", what_, bad_,        \
+                    (size_t)(n));                                                                  \
+        }                                                                                          \
     } while (0)
 
 /* An empty status, as the standard defines it for null or inactive requests and PROC_NULL
  * receives: source MPI_ANY_SOURCE (PROC_NULL for a receive from MPI_PROC_NULL), tag MPI_ANY_TAG,
  * count 0. */
 static inline void mt_check_empty(const MPI_Status *st, int source, const char *file, int line,
-                           const char *what)
+                                  const char *what)
 {
     int count = -1;
     MPI_Get_count(st, MPI_BYTE, &count);

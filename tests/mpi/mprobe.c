@@ -60,7 +60,8 @@ int main(int argc, char **argv)
                 } else {
                     MPI_OK(MPI_Mprobe(src, i, MPI_COMM_WORLD, &m1, &s1));
                 }
-                CHECK(m1 != MPI_MESSAGE_NULL && m1 != MPI_MESSAGE_NO_PROC, "Mprobe gave no message");
+                CHECK(m1 != MPI_MESSAGE_NULL && m1 != MPI_MESSAGE_NO_PROC,
+                      "Mprobe gave no message");
                 /* The second probe must see the second message, not the first again. */
                 MPI_OK(MPI_Mprobe(src, i, MPI_COMM_WORLD, &m2, &s2));
                 MPI_Get_count(&s1, MPI_BYTE, &count);
@@ -77,7 +78,8 @@ int main(int argc, char **argv)
                 CHECK(m1 == MPI_MESSAGE_NULL, "Mrecv did not set the message to MESSAGE_NULL");
                 MPI_Get_count(&st, MPI_BYTE, &count);
                 CHECK(count == (int)sizes[i], "Mrecv count %d", count);
-                CHECK_DATA(b1, sizes[i], (unsigned)(src * 7 + i), "first message %d from %d", i, src);
+                CHECK_DATA(b1, sizes[i], (unsigned)(src * 7 + i), "first message %d from %d", i,
+                           src);
                 CHECK_DATA(b2, sizes[i], (unsigned)(src * 7 + i + 100), "second message %d from %d",
                            i, src);
                 free(b1);

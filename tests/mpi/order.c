@@ -74,8 +74,8 @@ int main(int argc, char **argv)
                     int seq = -1;
                     if (count >= 4)
                         memcpy(&seq, buf, sizeof seq);
-                    CHECK(0, "from %d: message %d expected (%zu bytes), got %d bytes (seq %d)",
-                          src, i, n, count, seq);
+                    CHECK(0, "from %d: message %d expected (%zu bytes), got %d bytes (seq %d)", src,
+                          i, n, count, seq);
                     break;
                 }
                 if (n >= 4) {
@@ -93,8 +93,8 @@ int main(int argc, char **argv)
             for (int t = 0; t < 3; t++)
                 for (int i = 0; i < 20; i++) {
                     int v[2] = {-1, -1};
-                    MPI_OK(MPI_Recv(v, 2, MPI_INT, src, order[t], MPI_COMM_WORLD,
-                                    MPI_STATUS_IGNORE));
+                    MPI_OK(
+                        MPI_Recv(v, 2, MPI_INT, src, order[t], MPI_COMM_WORLD, MPI_STATUS_IGNORE));
                     CHECK(v[0] == i && v[1] == src, "tag %d from %d: got seq %d, expected %d",
                           order[t], src, v[0], i);
                 }

@@ -1,8 +1,8 @@
 /* Persistent requests: Send_init, Bsend_init, Ssend_init, Rsend_init and Recv_init, started
  * several times with Start and Startall, with new data each round; Wait and Test on an
  * inactive persistent request return at once with an empty status; Request_free of inactive
- * requests; a persistent receive from MPI_ANY_SOURCE; persistent requests with PROC_NULL. Ring pattern: each rank sends to next and
- * receives from prev. */
+ * requests; a persistent receive from MPI_ANY_SOURCE; persistent requests with PROC_NULL. Ring
+ * pattern: each rank sends to next and receives from prev. */
 #include "mpitest.h"
 
 #define ROUNDS 6
@@ -101,8 +101,8 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Start(&sreq[3]));
         MPI_OK(MPI_Waitall(4, sreq, MPI_STATUSES_IGNORE));
         MPI_OK(MPI_Wait(&rreq[3], &st));
-        CHECK(st.MPI_SOURCE == prev && st.MPI_TAG == 3, "round %d: wildcard receive got source %d tag %d",
-              round, st.MPI_SOURCE, st.MPI_TAG);
+        CHECK(st.MPI_SOURCE == prev && st.MPI_TAG == 3,
+              "round %d: wildcard receive got source %d tag %d", round, st.MPI_SOURCE, st.MPI_TAG);
         for (int k = 0; k < 4; k++) {
             int bad = -1;
             for (int i = 0; i < N && bad < 0; i++)

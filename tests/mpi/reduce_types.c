@@ -12,12 +12,12 @@
 #define COUNT 7
 
 enum { SUM, PROD, MIN, MAX, LAND, LOR, LXOR, BAND, BOR, BXOR, NOPS };
-static const char *const opname[NOPS] = {"SUM",  "PROD", "MIN",  "MAX", "LAND",
-                                         "LOR",  "LXOR", "BAND", "BOR", "BXOR"};
+static const char *const opname[NOPS] = {"SUM", "PROD", "MIN",  "MAX", "LAND",
+                                         "LOR", "LXOR", "BAND", "BOR", "BXOR"};
 static MPI_Op mpi_op(int op)
 {
-    MPI_Op t[NOPS] = {MPI_SUM,  MPI_PROD, MPI_MIN, MPI_MAX, MPI_LAND,
-                      MPI_LOR,  MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR};
+    MPI_Op t[NOPS] = {MPI_SUM, MPI_PROD, MPI_MIN,  MPI_MAX, MPI_LAND,
+                      MPI_LOR, MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR};
     return t[op];
 }
 
@@ -58,42 +58,42 @@ static long long combine(int op, long long a, long long b)
 }
 
 /* One type T: for each allowed op, Allreduce and Reduce, compare with the expected values. */
-#define DEFINE_TEST(fn, T, SIGNED)                                                                      \
-    static void fn(MPI_Datatype dt, const char *name, int ops)                                    \
-    {                                                                                             \
-        int is_signed = SIGNED;                                                                   \
-        for (int op = 0; op < NOPS; op++) {                                                       \
-            if (!(ops & (1 << op)))                                                               \
-                continue;                                                                         \
-            T in[COUNT], out[COUNT], red[COUNT];                                                  \
-            long long want[COUNT];                                                                \
-            for (int k = 0; k < COUNT; k++) {                                                     \
-                in[k] = (T)value(op, mt_rank, k, is_signed);                                      \
-                out[k] = red[k] = (T)99;                                                          \
-                want[k] = value(op, 0, k, is_signed);                                             \
-                if (op >= LAND && op <= LXOR)                                                     \
-                    want[k] = want[k] != 0;                                                       \
-                for (int p = 1; p < mt_size; p++)                                                 \
-                    want[k] = combine(op, want[k], value(op, p, k, is_signed));                   \
-            }                                                                                     \
-            MPI_OK(MPI_Allreduce(in, out, COUNT, dt, mpi_op(op), MPI_COMM_WORLD));                \
-            if (mt_size <= 3) /* Reduce too on small jobs; 4+ ranks are oversubscribed */         \
-                MPI_OK(MPI_Reduce(in, red, COUNT, dt, mpi_op(op), mt_size - 1, MPI_COMM_WORLD));  \
-            for (int k = 0; k < COUNT; k++) {                                                     \
-                int logical = op >= LAND && op <= LXOR;                                           \
-                long long got = (long long)out[k], got_r = (long long)red[k];                     \
-                int ok = logical ? (got != 0) == (want[k] != 0) : got == want[k];                 \
-                CHECK(ok, "Allreduce %s %s [%d]: got %lld, expected %lld", name, opname[op], k,   \
-                      got, want[k]);                                                              \
-                if (mt_rank == mt_size - 1 && mt_size <= 3) {                                     \
-                    ok = logical ? (got_r != 0) == (want[k] != 0) : got_r == want[k];             \
-                    CHECK(ok, "Reduce %s %s [%d]: got %lld, expected %lld", name, opname[op], k,  \
-                          got_r, want[k]);                                                        \
-                }                                                                                 \
-                if (!ok)                                                                          \
-                    break;                                                                        \
-            }                                                                                     \
-        }                                                                                         \
+#define DEFINE_TEST(fn, T, SIGNED)                                                                 \
+    static void fn(MPI_Datatype dt, const char *name, int ops)                                     \
+    {                                                                                              \
+        int is_signed = SIGNED;                                                                    \
+        for (int op = 0; op < NOPS; op++) {                                                        \
+            if (!(ops & (1 << op)))                                                                \
+                continue;                                                                          \
+            T in[COUNT], out[COUNT], red[COUNT];                                                   \
+            long long want[COUNT];                                                                 \
+            for (int k = 0; k < COUNT; k++) {                                                      \
+                in[k] = (T)value(op, mt_rank, k, is_signed);                                       \
+                out[k] = red[k] = (T)99;                                                           \
+                want[k] = value(op, 0, k, is_signed);                                              \
+                if (op >= LAND && op <= LXOR)                                                      \
+                    want[k] = want[k] != 0;                                                        \
+                for (int p = 1; p < mt_size; p++)                                                  \
+                    want[k] = combine(op, want[k], value(op, p, k, is_signed));                    \
+            }                                                                                      \
+            MPI_OK(MPI_Allreduce(in, out, COUNT, dt, mpi_op(op), MPI_COMM_WORLD));                 \
+            if (mt_size <= 3) /* Reduce too on small jobs; 4+ ranks are oversubscribed */          \
+                MPI_OK(MPI_Reduce(in, red, COUNT, dt, mpi_op(op), mt_size - 1, MPI_COMM_WORLD));   \
+            for (int k = 0; k < COUNT; k++) {                                                      \
+                int logical = op >= LAND && op <= LXOR;                                            \
+                long long got = (long long)out[k], got_r = (long long)red[k];                      \
+                int ok = logical ? (got != 0) == (want[k] != 0) : got == want[k];                  \
+                CHECK(ok, "Allreduce %s %s [%d]: got %lld, expected %lld", name, opname[op], k,    \
+                      got, want[k]);                                                               \
+                if (mt_rank == mt_size - 1 && mt_size <= 3) {                                      \
+                    ok = logical ? (got_r != 0) == (want[k] != 0) : got_r == want[k];              \
+                    CHECK(ok, "Reduce %s %s [%d]: got %lld, expected %lld", name, opname[op], k,   \
+                          got_r, want[k]);                                                         \
+                }                                                                                  \
+                if (!ok)                                                                           \
+                    break;                                                                         \
+            }                                                                                      \
+        }                                                                                          \
     }
 
 DEFINE_TEST(t_schar, signed char, 1)
@@ -124,34 +124,34 @@ DEFINE_TEST(t_bool, bool, 0)
 DEFINE_TEST(t_byte, unsigned char, 0)
 
 /* Complex: SUM of (r+1) + k i, PROD of factors 1 or i (exact). */
-#define DEFINE_CTEST(fn, T, R)                                                                    \
-    static void fn(MPI_Datatype dt, const char *name)                                             \
-    {                                                                                             \
-        T in[COUNT], out[COUNT], want[COUNT];                                                     \
-        for (int k = 0; k < COUNT; k++) {                                                         \
-            in[k] = (R)(mt_rank + 1) + (R)k * (T)I;                                               \
-            want[k] = 0;                                                                          \
-            for (int p = 0; p < mt_size; p++)                                                     \
-                want[k] += (R)(p + 1) + (R)k * (T)I;                                              \
-        }                                                                                         \
-        MPI_OK(MPI_Allreduce(in, out, COUNT, dt, MPI_SUM, MPI_COMM_WORLD));                      \
-        for (int k = 0; k < COUNT; k++)                                                           \
-            CHECK(out[k] == want[k], "Allreduce %s SUM [%d]: got %g%+gi, expected %g%+gi", name,  \
-                  k, (double)creall(out[k]), (double)cimagl(out[k]), (double)creall(want[k]),     \
-                  (double)cimagl(want[k]));                                                       \
-        for (int k = 0; k < COUNT; k++) {                                                         \
-            in[k] = (mt_rank + k) % 2 ? (T)I : (T)1;                                              \
-            want[k] = 1;                                                                          \
-            for (int p = 0; p < mt_size; p++)                                                     \
-                want[k] *= (p + k) % 2 ? (T)I : (T)1;                                             \
-            out[k] = 0;                                                                           \
-        }                                                                                         \
-        MPI_OK(MPI_Reduce(in, out, COUNT, dt, MPI_PROD, 0, MPI_COMM_WORLD));                     \
-        if (mt_rank == 0)                                                                         \
-            for (int k = 0; k < COUNT; k++)                                                       \
-                CHECK(out[k] == want[k], "Reduce %s PROD [%d]: got %g%+gi, expected %g%+gi",      \
-                      name, k, (double)creall(out[k]), (double)cimagl(out[k]),                    \
-                      (double)creall(want[k]), (double)cimagl(want[k]));                          \
+#define DEFINE_CTEST(fn, T, R)                                                                     \
+    static void fn(MPI_Datatype dt, const char *name)                                              \
+    {                                                                                              \
+        T in[COUNT], out[COUNT], want[COUNT];                                                      \
+        for (int k = 0; k < COUNT; k++) {                                                          \
+            in[k] = (R)(mt_rank + 1) + (R)k * (T)I;                                                \
+            want[k] = 0;                                                                           \
+            for (int p = 0; p < mt_size; p++)                                                      \
+                want[k] += (R)(p + 1) + (R)k * (T)I;                                               \
+        }                                                                                          \
+        MPI_OK(MPI_Allreduce(in, out, COUNT, dt, MPI_SUM, MPI_COMM_WORLD));                        \
+        for (int k = 0; k < COUNT; k++)                                                            \
+            CHECK(out[k] == want[k], "Allreduce %s SUM [%d]: got %g%+gi, expected %g%+gi", name,   \
+                  k, (double)creall(out[k]), (double)cimagl(out[k]), (double)creall(want[k]),      \
+                  (double)cimagl(want[k]));                                                        \
+        for (int k = 0; k < COUNT; k++) {                                                          \
+            in[k] = (mt_rank + k) % 2 ? (T)I : (T)1;                                               \
+            want[k] = 1;                                                                           \
+            for (int p = 0; p < mt_size; p++)                                                      \
+                want[k] *= (p + k) % 2 ? (T)I : (T)1;                                              \
+            out[k] = 0;                                                                            \
+        }                                                                                          \
+        MPI_OK(MPI_Reduce(in, out, COUNT, dt, MPI_PROD, 0, MPI_COMM_WORLD));                       \
+        if (mt_rank == 0)                                                                          \
+            for (int k = 0; k < COUNT; k++)                                                        \
+                CHECK(out[k] == want[k], "Reduce %s PROD [%d]: got %g%+gi, expected %g%+gi", name, \
+                      k, (double)creall(out[k]), (double)cimagl(out[k]), (double)creall(want[k]),  \
+                      (double)cimagl(want[k]));                                                    \
     }
 
 DEFINE_CTEST(t_cfloat, float _Complex, float)

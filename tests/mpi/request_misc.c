@@ -28,7 +28,8 @@ int main(int argc, char **argv)
                 MPI_OK(MPI_Request_free(&r));
                 CHECK(r == MPI_REQUEST_NULL, "Request_free of an active send left the handle");
                 int ack = 0;
-                MPI_OK(MPI_Recv(&ack, 1, MPI_INT, peer, 100 + i, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                MPI_OK(
+                    MPI_Recv(&ack, 1, MPI_INT, peer, 100 + i, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
                 CHECK(ack == 1, "peer says the freed send's message was wrong");
                 /* Only now is the buffer known to be free. */
             } else {

@@ -37,7 +37,10 @@ static void self_xfer(MPI_Comm comm, int me, size_t n, unsigned seed)
         CHECK(st.MPI_SOURCE == me && st.MPI_TAG == 2, "self receive status %d/%d", st.MPI_SOURCE,
               st.MPI_TAG);
         CHECK_DATA(r, n, seed, "%s to self of %zu bytes into a posted receive",
-                   mode == 0 ? "Send" : mode == 1 ? "Rsend" : "Ssend", n);
+                   mode == 0   ? "Send"
+                   : mode == 1 ? "Rsend"
+                               : "Ssend",
+                   n);
     }
 
     /* Bsend to self, received afterwards. */

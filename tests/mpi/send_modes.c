@@ -3,8 +3,8 @@
  * rank 0 and each other rank in both directions; a count 0 send with a NULL buffer. */
 #include "modes.h"
 
-static const size_t sizes[] = {0, 1, 3, 17, 100, 1000, 1024, 4095, 4096, 8193, 16384, 16387,
-                               65536 + 5};
+static const size_t sizes[] = {0,    1,    3,    17,    100,   1000,     1024,
+                               4095, 4096, 8193, 16384, 16387, 65536 + 5};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
 int main(int argc, char **argv)

@@ -23,8 +23,8 @@ int main(int argc, char **argv)
         CHECK_DATA(r, n, (unsigned)(prev * 10 + i), "Sendrecv of %zu bytes", n);
 
         /* The other way, wildcards on the receive. */
-        MPI_OK(MPI_Sendrecv(s, (int)n, MPI_BYTE, prev, 100 + i, r, (int)n, MPI_BYTE,
-                            MPI_ANY_SOURCE, MPI_ANY_TAG, wild, &st));
+        MPI_OK(MPI_Sendrecv(s, (int)n, MPI_BYTE, prev, 100 + i, r, (int)n, MPI_BYTE, MPI_ANY_SOURCE,
+                            MPI_ANY_TAG, wild, &st));
         CHECK(st.MPI_SOURCE == next && st.MPI_TAG == 100 + i, "Sendrecv wildcard: source %d tag %d",
               st.MPI_SOURCE, st.MPI_TAG);
         CHECK_DATA(r, n, (unsigned)(next * 10 + i), "Sendrecv backwards of %zu bytes", n);

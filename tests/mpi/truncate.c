@@ -62,7 +62,8 @@ int main(int argc, char **argv)
                     if (rc != MPI_SUCCESS) {
                         CHECK_CLASS(sts[1].MPI_ERROR, MPI_ERR_TRUNCATE,
                                     "MPI_ERROR of the truncated receive in Waitall");
-                        CHECK(sts[0].MPI_ERROR == MPI_SUCCESS || sts[0].MPI_ERROR == MPI_ERR_PENDING,
+                        CHECK(sts[0].MPI_ERROR == MPI_SUCCESS ||
+                                  sts[0].MPI_ERROR == MPI_ERR_PENDING,
                               "MPI_ERROR of the good request in Waitall: %d", sts[0].MPI_ERROR);
                     }
                     st = sts[1];
@@ -79,7 +80,8 @@ int main(int argc, char **argv)
                 CHECK(guard_ok(r, small), "truncated receive %d of %zu bytes wrote past the buffer",
                       how, n);
                 CHECK(st.MPI_SOURCE == 0 && st.MPI_TAG == tag,
-                      "truncated receive %d: status source %d tag %d", how, st.MPI_SOURCE, st.MPI_TAG);
+                      "truncated receive %d: status source %d tag %d", how, st.MPI_SOURCE,
+                      st.MPI_TAG);
             }
             if (mt_rank == 0)
                 MPI_Wait(&sreq, MPI_STATUS_IGNORE); /* the sender's outcome is not specified */
@@ -88,7 +90,8 @@ int main(int argc, char **argv)
                 MPI_OK(MPI_Isend(s, (int)small, MPI_BYTE, to, 999, MPI_COMM_WORLD, &sreq));
             if (mt_rank == to) {
                 memset(r, 0, small);
-                MPI_OK(MPI_Recv(r, (int)small, MPI_BYTE, 0, 999, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                MPI_OK(
+                    MPI_Recv(r, (int)small, MPI_BYTE, 0, 999, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
                 CHECK_DATA(r, small, (unsigned)i, "message after a truncation");
             }
             if (mt_rank == 0)

@@ -42,8 +42,8 @@ int main(int argc, char **argv)
     mt_init(&argc, &argv);
     next = (mt_rank + 1) % mt_size;
     prev = (mt_rank + mt_size - 1) % mt_size;
-    MPI_Request r[N], s[N], nulls[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL,
-                                        MPI_REQUEST_NULL};
+    MPI_Request r[N], s[N],
+        nulls[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     MPI_Status sts[N], st;
     int rbuf[N], sbuf[N], flag, idx, out, idxs[N];
     const unsigned some_null = 0x249; /* slots 0, 3, 6, 9 */
@@ -72,8 +72,8 @@ int main(int argc, char **argv)
     idx = 5;
     flag = 0;
     MPI_OK(MPI_Testany(4, nulls, &idx, &flag, &st));
-    CHECK(flag == 1 && idx == MPI_UNDEFINED, "MPI_Testany of null requests: flag %d index %d",
-          flag, idx);
+    CHECK(flag == 1 && idx == MPI_UNDEFINED, "MPI_Testany of null requests: flag %d index %d", flag,
+          idx);
     out = 5;
     MPI_OK(MPI_Waitsome(4, nulls, &out, idxs, sts));
     CHECK(out == MPI_UNDEFINED, "MPI_Waitsome of null requests: outcount %d", out);
@@ -122,7 +122,8 @@ int main(int argc, char **argv)
         CHECK(idx >= 0 && idx < N, "Waitany index %d", idx);
         if (idx < 0 || idx >= N)
             break;
-        CHECK(!(done & (1u << idx)) && !(some_null & (1u << idx)), "Waitany returned index %d twice or a null slot", idx);
+        CHECK(!(done & (1u << idx)) && !(some_null & (1u << idx)),
+              "Waitany returned index %d twice or a null slot", idx);
         CHECK(st.MPI_TAG == 3000 + idx && r[idx] == MPI_REQUEST_NULL, "Waitany index %d: tag %d",
               idx, st.MPI_TAG);
         done |= 1u << idx;

@@ -438,8 +438,8 @@ static void stress_producer(void)
     for (uint64_t seq = 0; seq < STRESS_N; seq++) {
         size_t len = stress_len(seq, max);
         fill(seq, buf, len);
-        fy_hdr_t h = {.kind = FY_MSG_EAGER, .tag = 1, .len = len, .sreq = seq,
-                      .world_src = stress_src};
+        fy_hdr_t h = {
+            .kind = FY_MSG_EAGER, .tag = 1, .len = len, .sreq = seq, .world_src = stress_src};
         for (int spins = 0; fy_xport_shm.send(0, &h, buf, len) == FY_XPORT_AGAIN;) {
             if (++spins < 100)
                 continue;

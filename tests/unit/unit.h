@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-
 typedef struct unit_case {
     const char *name;
     int (*fn)(void);
@@ -49,7 +48,6 @@ typedef struct unit_case {
             return 1;                                                                              \
         }                                                                                          \
     } while (0)
-
 
 static inline double unit_now(void)
 {

@@ -156,6 +156,35 @@ static int open_segment(fy_shm_t *s, const char *name)
     return rc;
 }
 
+/* PMI values are single tokens: bytes outside printable ASCII, '=' and '%' travel as %XX. */
+static void encode_value(const char *in, char *out, size_t len)
+{
+    size_t o = 0;
+    for (; *in != '\0' && o + 4 < len; in++) {
+        unsigned char c = (unsigned char)*in;
+        if (c <= ' ' || c > '~' || c == '=' || c == '%')
+            o += (size_t)snprintf(out + o, len - o, "%%%02X", c);
+        else
+            out[o++] = (char)c;
+    }
+    out[o] = '\0';
+}
+
+static void decode_value(char *s)
+{
+    char *o = s;
+    for (; *s != '\0'; s++) {
+        unsigned v;
+        if (*s == '%' && sscanf(s + 1, "%2x", &v) == 1) {
+            *o++ = (char)v;
+            s += 2;
+        } else {
+            *o++ = *s;
+        }
+    }
+    *o = '\0';
+}
+
 int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
 {
     fy_shm_t *s = &fy_shm;
@@ -165,14 +194,33 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
     s->n = n;
     /* Before the first fence: every rank must be registered before any relies on it. */
     fy_shm_fence_init();
-    int rc = rank == 0 ? create_segment(s, name) : MPI_SUCCESS;
-    /* The fence happens even when creation failed, so that nobody waits for us forever; the
-     * others then fail to open the segment and say so. */
+    int rc = MPI_SUCCESS;
+    if (rank == 0) {
+        /* The outcome goes into the KVS before the fence, so that every rank fails with rank
+         * 0's reason: the launcher reports whichever rank aborts first. */
+        char outcome[256] = "ok";
+        rc = create_segment(s, name);
+        if (rc != MPI_SUCCESS)
+            encode_value(fy_err_last_message(), outcome, sizeof outcome);
+        if (fy_pmi_put(pmi, "fy-shm", outcome) != 0 && rc == MPI_SUCCESS)
+            rc = fy_err_set(MPI_ERR_OTHER, "MPI_Init: process manager put failed: %s",
+                            fy_pmi_last_error());
+    }
+    /* The fence happens even when creation failed, so that nobody waits for us forever. */
     if (fy_pmi_fence(pmi) != 0 && rc == MPI_SUCCESS)
         rc = fy_err_set(MPI_ERR_OTHER, "MPI_Init: process manager barrier failed: %s",
                         fy_pmi_last_error());
-    if (rc == MPI_SUCCESS && rank != 0)
-        rc = open_segment(s, name);
+    if (rc == MPI_SUCCESS && rank != 0) {
+        char outcome[256];
+        if (fy_pmi_get(pmi, "fy-shm", outcome, sizeof outcome) != 0) {
+            rc = fy_err_set(MPI_ERR_OTHER, "MPI_Init: process manager get failed: %s",
+                            fy_pmi_last_error());
+        } else if (strcmp(outcome, "ok") != 0) {
+            decode_value(outcome);
+            rc = fy_err_set(MPI_ERR_NO_MEM, "%s", outcome);
+        } else
+            rc = open_segment(s, name);
+    }
     if (rc != MPI_SUCCESS)
         return rc;
     s->bell[rank].pid = (int32_t)getpid();

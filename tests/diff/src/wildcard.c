@@ -66,8 +66,7 @@ int main(int argc, char **argv)
         double vals[64];
         int n = size - 1, src_of[64];
         for (int i = 0; i < n; i++)
-            MPI_Irecv(&vals[i], 1, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
-                      &rq[i]);
+            MPI_Irecv(&vals[i], 1, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &rq[i]);
         double by_src[64];
         for (int k = 0; k < n; k++) {
             int idx;

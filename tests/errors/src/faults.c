@@ -60,8 +60,9 @@ static int call(const char *func, MPI_Comm comm)
         MPI_File fh;
         char name[64];
         snprintf(name, sizeof name, "fy-probe-%ld.dat", (long)getpid());
-        int rc = MPI_File_open(comm, name, MPI_MODE_CREATE | MPI_MODE_RDWR |
-                               MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh);
+        int rc =
+            MPI_File_open(comm, name, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
+                          MPI_INFO_NULL, &fh);
         if (rc == MPI_SUCCESS)
             MPI_File_close(&fh);
         return rc;
@@ -69,15 +70,14 @@ static int call(const char *func, MPI_Comm comm)
     if (strcmp(func, "MPI_Register_datarep") == 0) {
         char name[64];
         snprintf(name, sizeof name, "fy_probe_%ld", (long)getpid());
-        return MPI_Register_datarep(name, MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
-                                    extent_fn, NULL);
+        return MPI_Register_datarep(name, MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, extent_fn,
+                                    NULL);
     }
     fprintf(stderr, "faults: unknown function %s\n", func);
     exit(2);
 }
 
-static const char *const candidates[] = {"MPI_Win_create", "MPI_File_open",
-                                         "MPI_Register_datarep"};
+static const char *const candidates[] = {"MPI_Win_create", "MPI_File_open", "MPI_Register_datarep"};
 
 int main(int argc, char **argv)
 {

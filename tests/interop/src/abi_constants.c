@@ -15,26 +15,25 @@
 #define HANDLE(name) printf("%-36s 0x%08llx\n", #name, (unsigned long long)(uint32_t)(name))
 #define PTR(name) printf("%-36s %lld\n", #name, (long long)(intptr_t)(name))
 #define SIZE(type) printf("sizeof(%s)%*s %zu\n", #type, (int)(28 - sizeof(#type)), "", sizeof(type))
-#define OFFSET(type, field)                                                                    \
-    printf("offsetof(%s, %s) %zu\n", #type, #field, offsetof(type, field))
+#define OFFSET(type, field) printf("offsetof(%s, %s) %zu\n", #type, #field, offsetof(type, field))
 #define SIGNED(type) printf("signed(%s) %d\n", #type, (type)-1 < (type)0)
 
 /* The C type behind a typedef: two ABIs that agree on sizes can still disagree here, which
  * changes C++ name mangling and printf formats of programs built against them. */
-#define CTYPE(type)                                                                            \
-    printf("type(%s) %s\n", #type,                                                             \
-           _Generic((type)0,                                                                   \
-               signed char: "signed char",                                                     \
-               unsigned char: "unsigned char",                                                 \
-               short: "short",                                                                 \
-               unsigned short: "unsigned short",                                               \
-               int: "int",                                                                     \
-               unsigned int: "unsigned int",                                                   \
-               long: "long",                                                                   \
-               unsigned long: "unsigned long",                                                 \
-               long long: "long long",                                                         \
-               unsigned long long: "unsigned long long",                                       \
-               default: "pointer or other"))
+#define CTYPE(type)                                                                                \
+    printf("type(%s) %s\n", #type,                                                                 \
+           _Generic((type)0, signed char                                                           \
+                    : "signed char", unsigned char                                                 \
+                    : "unsigned char", short                                                       \
+                    : "short", unsigned short                                                      \
+                    : "unsigned short", int                                                        \
+                    : "int", unsigned int                                                          \
+                    : "unsigned int", long                                                         \
+                    : "long", unsigned long                                                        \
+                    : "unsigned long", long long                                                   \
+                    : "long long", unsigned long long                                              \
+                    : "unsigned long long", default                                                \
+                    : "pointer or other"))
 
 /* Through a function, so that the compiler does not fold "address != NULL" to 1 and warn. */
 static int nonnull(const volatile void *p)

@@ -16,15 +16,14 @@
 static int errs;
 static int my_rank;
 
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            errs++;                                                                            \
-            fprintf(stderr, "rank %d: check failed at line %d: %s: ", my_rank, __LINE__,      \
-                    #cond);                                                                    \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fputc('\n', stderr);                                                               \
-        }                                                                                      \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            errs++;                                                                                \
+            fprintf(stderr, "rank %d: check failed at line %d: %s: ", my_rank, __LINE__, #cond);   \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
     } while (0)
 
 static void check_ring(int rank, int size)
@@ -51,8 +50,8 @@ static void check_ring(int rank, int size)
 
     /* Sendrecv with a second tag and MPI_DOUBLE. */
     double dout = rank + 0.5, din = -1;
-    rc = MPI_Sendrecv(&dout, 1, MPI_DOUBLE, right, 8, &din, 1, MPI_DOUBLE, left, 8,
-                      MPI_COMM_WORLD, &st);
+    rc = MPI_Sendrecv(&dout, 1, MPI_DOUBLE, right, 8, &din, 1, MPI_DOUBLE, left, 8, MPI_COMM_WORLD,
+                      &st);
     CHECK(rc == MPI_SUCCESS && din == left + 0.5, "Sendrecv rc %d got %g", rc, din);
 }
 
@@ -143,8 +142,7 @@ static void check_errors_return(int rank, int size)
 
     expect_class(MPI_Send(&x, 1, MPI_INT, size, 0, MPI_COMM_WORLD), MPI_ERR_RANK,
                  "Send to rank size");
-    expect_class(MPI_Send(&x, 1, MPI_INT, 0, -5, MPI_COMM_WORLD), MPI_ERR_TAG,
-                 "Send with tag -5");
+    expect_class(MPI_Send(&x, 1, MPI_INT, 0, -5, MPI_COMM_WORLD), MPI_ERR_TAG, "Send with tag -5");
     expect_class(MPI_Send(&x, -1, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_COUNT,
                  "Send with count -1");
     expect_class(MPI_Send(&x, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE,
