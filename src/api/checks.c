@@ -29,14 +29,31 @@ int fy_api_comm(const char *fn, MPI_Comm h, fy_comm_t **c_p)
     return MPI_SUCCESS;
 }
 
-int fy_api_dtype(const char *fn, MPI_Datatype h, const fy_dtype_t **d_p)
+int fy_api_dtype_any(const char *fn, MPI_Datatype h, fy_dtype_t **d_p)
 {
-    const fy_dtype_t *d = fy_dtype_get(h);
+    fy_dtype_t *d = fy_dtype_get(h);
     if (!d) {
         if (h == MPI_DATATYPE_NULL)
             return fy_err_set(MPI_ERR_TYPE, "%s: invalid datatype MPI_DATATYPE_NULL", fn);
         return fy_err_set(MPI_ERR_TYPE, "%s: invalid datatype 0x%x", fn, (unsigned)h);
     }
+    *d_p = d;
+    return MPI_SUCCESS;
+}
+
+int fy_api_dtype(const char *fn, MPI_Datatype h, const fy_dtype_t **d_p)
+{
+    fy_dtype_t *d;
+    int rc = fy_api_dtype_any(fn, h, &d);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!d->committed)
+        return d->name[0] ? fy_err_set(MPI_ERR_TYPE,
+                                       "%s: datatype %s is not committed (call MPI_Type_commit)",
+                                       fn, d->name)
+                          : fy_err_set(MPI_ERR_TYPE,
+                                       "%s: datatype 0x%x is not committed (call MPI_Type_commit)",
+                                       fn, (unsigned)h);
     *d_p = d;
     return MPI_SUCCESS;
 }
@@ -72,7 +89,8 @@ int fy_api_tag(const char *fn, int tag, int allow_any)
 
 int fy_api_buf(const char *fn, const void *buf, MPI_Aint count, const fy_dtype_t *d)
 {
-    if (buf == NULL && count > 0 && d->size > 0 && d->lb == 0)
+    /* A derived type may hold absolute addresses (a buffer of MPI_BOTTOM). */
+    if (buf == NULL && count > 0 && d->size > 0 && d->predefined)
         return fy_err_set(MPI_ERR_BUFFER, "%s: invalid buffer NULL for count %ld of %s", fn,
                           (long)count, d->name);
     return MPI_SUCCESS;

@@ -18,7 +18,10 @@
 int fy_api_check_init(const char *fn);
 
 int fy_api_comm(const char *fn, MPI_Comm h, fy_comm_t **c_p);
+/* A valid datatype handle that may be used for communication (committed). */
 int fy_api_dtype(const char *fn, MPI_Datatype h, const fy_dtype_t **d_p);
+/* A valid datatype handle, committed or not (queries, constructors). */
+int fy_api_dtype_any(const char *fn, MPI_Datatype h, fy_dtype_t **d_p);
 int fy_api_count(const char *fn, MPI_Aint count);
 /* `what` is "dest", "source" or "root"; wildcards allowed as the flags say. */
 int fy_api_rank(const char *fn, const fy_comm_t *c, int rank, const char *what, int allow_any,
@@ -40,8 +43,8 @@ static inline int fy_api_p2p_args(const char *fn, const void *buf, MPI_Aint coun
 {
     fy_comm_t *c = fy_comm_get(comm);
     const fy_dtype_t *d = fy_dtype_get(dt);
-    if (__builtin_expect(c && d && count >= 0 && (unsigned)peer < (unsigned)c->size && tag >= 0 &&
-                             (buf || count == 0),
+    if (__builtin_expect(c && d && d->committed && count >= 0 &&
+                             (unsigned)peer < (unsigned)c->size && tag >= 0 && (buf || count == 0),
                          1)) {
         *c_p = c;
         *d_p = d;

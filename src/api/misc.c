@@ -1,5 +1,5 @@
-/* Small entry points: address arithmetic, handle conversion, predefined datatype queries,
- * predefined attributes, the profiling control call, and the ABI's exported objects. */
+/* Small entry points: address arithmetic, handle conversion, predefined attributes, the profiling
+ * control call, and the ABI's exported objects. */
 #include <string.h>
 
 #include "fy_api.h"
@@ -57,93 +57,6 @@ __attribute__((visibility("default"))) int MPIR_Dup_fn(MPI_Comm oldcomm, int key
     (void)extra_state;
     *(void **)attribute_val_out = attribute_val_in;
     *flag = 1;
-    return MPI_SUCCESS;
-}
-
-/* The queries of predefined datatypes, shared by the int, _x and _c forms (MPI_Aint and
- * MPI_Count are the same type in this ABI). */
-static int type_size(const char *fn, MPI_Datatype h, MPI_Count *size)
-{
-    const fy_dtype_t *d;
-    int rc = fy_api_dtype(fn, h, &d);
-    if (rc != MPI_SUCCESS)
-        return fy_err_raise_comm(MPI_COMM_SELF, rc);
-    *size = d->size;
-    return MPI_SUCCESS;
-}
-
-static int type_extent(const char *fn, MPI_Datatype h, int true_extent, MPI_Count *lb,
-                       MPI_Count *extent)
-{
-    const fy_dtype_t *d;
-    int rc = fy_api_dtype(fn, h, &d);
-    if (rc != MPI_SUCCESS)
-        return fy_err_raise_comm(MPI_COMM_SELF, rc);
-    *lb = d->lb;
-    if (!true_extent)
-        *extent = d->extent;
-    else /* pair types end with their index */
-        *extent = d->contig ? d->size : d->blk_off[1] + d->blk_len[1];
-    return MPI_SUCCESS;
-}
-
-int PMPI_Type_size(MPI_Datatype datatype, int *size)
-{
-    MPI_Count n = 0;
-    int rc = type_size("MPI_Type_size", datatype, &n);
-    if (rc == MPI_SUCCESS)
-        *size = (int)n;
-    return rc;
-}
-
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
-{
-    return type_size("MPI_Type_size_x", datatype, size);
-}
-
-int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
-{
-    return type_size("MPI_Type_size_c", datatype, size);
-}
-
-int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
-{
-    return type_extent("MPI_Type_get_extent", datatype, 0, lb, extent);
-}
-
-int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
-{
-    return type_extent("MPI_Type_get_extent_x", datatype, 0, lb, extent);
-}
-
-int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
-{
-    return type_extent("MPI_Type_get_extent_c", datatype, 0, lb, extent);
-}
-
-int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
-{
-    return type_extent("MPI_Type_get_true_extent", datatype, 1, true_lb, true_extent);
-}
-
-int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
-{
-    return type_extent("MPI_Type_get_true_extent_x", datatype, 1, true_lb, true_extent);
-}
-
-int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
-{
-    return type_extent("MPI_Type_get_true_extent_c", datatype, 1, true_lb, true_extent);
-}
-
-int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
-{
-    const fy_dtype_t *d;
-    int rc = fy_api_dtype("MPI_Type_get_name", datatype, &d);
-    if (rc != MPI_SUCCESS)
-        return fy_err_raise_comm(MPI_COMM_SELF, rc);
-    strcpy(type_name, d->name);
-    *resultlen = (int)strlen(type_name);
     return MPI_SUCCESS;
 }
 

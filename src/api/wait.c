@@ -343,19 +343,10 @@ static int count_of(const char *fn, const MPI_Status *status, MPI_Datatype datat
         *out = 0;
         return MPI_SUCCESS;
     }
-    if (elements && !d->contig) { /* pair types: value and index are separate elements */
-        size_t full = bytes / (size_t)d->size, rem = bytes % (size_t)d->size;
-        if (rem != 0 && rem != (size_t)d->blk_len[0])
-            *out = MPI_UNDEFINED;
-        else
-            *out = (MPI_Count)(2 * full + (rem ? 1 : 0));
-        return MPI_SUCCESS;
-    }
-    size_t unit = (size_t)d->size;
-    if (elements && (d->handle == MPI_2INT || d->handle == MPI_2INTEGER || d->handle == MPI_2REAL ||
-                     d->handle == MPI_2DOUBLE_PRECISION))
-        unit /= 2; /* a pair of two equal basic elements */
-    *out = bytes % unit ? MPI_UNDEFINED : (MPI_Count)(bytes / unit);
+    if (elements)
+        *out = fy_dtype_elements_in(d, bytes);
+    else
+        *out = bytes % (size_t)d->size ? MPI_UNDEFINED : (MPI_Count)(bytes / (size_t)d->size);
     return MPI_SUCCESS;
 }
 
@@ -400,7 +391,7 @@ static int set_elements(const char *fn, MPI_Status *status, MPI_Datatype datatyp
     if (rc != MPI_SUCCESS)
         return fy_err_raise_comm(MPI_COMM_SELF, rc);
     int cancelled = status->count_hi_and_cancelled & (int)0x80000000u;
-    size_t bytes = (size_t)d->size * (size_t)count;
+    size_t bytes = fy_dtype_bytes_of_elements(d, count);
     status->count_lo = (int)(bytes & 0xffffffffu);
     status->count_hi_and_cancelled = (int)((bytes >> 32) & 0x7fffffff) | cancelled;
     return MPI_SUCCESS;

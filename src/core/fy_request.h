@@ -76,6 +76,7 @@ static inline fy_req_t *fy_req_new_p2p(fy_req_kind_t kind, const void *buf, MPI_
         r->buf = (void *)buf;
         r->count = count;
         r->dt = dt;
+        fy_dtype_ref(dt); /* MPI_Type_free while this is in flight must not pull it away */
         r->peer = peer;
         r->tag = tag;
         r->comm = comm;

@@ -18,9 +18,21 @@ static inline bool matches(const fy_req_t *r, int src, int tag)
            (r->tag == tag || r->tag == MPI_ANY_TAG);
 }
 
-/* Where the bytes of a receive land: the user buffer, or a staging copy for non-contiguous
- * types (unpacked at completion). */
-static void *recv_target(fy_req_t *r)
+/* Bytes [off, off + n) of the message land in the user's buffer: copied, or unpacked into a
+ * non-contiguous type's layout as they arrive. */
+static inline void land(fy_req_t *r, size_t off, const void *src, size_t n)
+{
+    if (n == 0)
+        return;
+    if (r->dt->contig)
+        memcpy((char *)r->buf + r->dt->lb + off, src, n);
+    else
+        fy_dtype_unpack_range(r->dt, r->buf, r->count, off, src, n);
+}
+
+/* Where a single remote read lands: the user buffer, or a staging copy for non-contiguous
+ * types (unpacked at completion). NULL when out of memory. */
+static void *read_target(fy_req_t *r)
 {
     if (r->dt->contig)
         return (char *)r->buf + r->dt->lb;
@@ -62,8 +74,7 @@ static void deliver_matched(fy_req_t *r, const fy_hdr_t *h, const void *payload)
     set_envelope(r, h);
     size_t n = h->len < r->bytes ? (size_t)h->len : r->bytes;
     if (h->kind == FY_MSG_EAGER) {
-        if (n)
-            memcpy(recv_target(r), payload, n);
+        land(r, 0, payload, n);
         if (h->flags & FY_MSGF_SYNC) {
             fy_hdr_t ack = {.kind = FY_MSG_ACK, .sreq = h->sreq, .world_src = fy_rt.rank};
             fy_p2p_send_ctrl(h->world_src, &ack);
@@ -74,10 +85,13 @@ static void deliver_matched(fy_req_t *r, const fy_hdr_t *h, const void *payload)
     /* Rendezvous: one remote copy, unless streaming is preferred (or the copy is refused). */
     fy_peer_t *p = &fy_peers[h->world_src];
     int rc = FY_XPORT_NOTSUP;
-    if (n == 0)
+    if (n == 0) {
         rc = 0;
-    else if (!fy_rndv_stream || p->ops == &fy_xport_self)
-        rc = p->ops->get(h->world_src, h->addr, recv_target(r), n);
+    } else if (!(h->flags & FY_MSGF_STREAM) && (!fy_rndv_stream || p->ops == &fy_xport_self)) {
+        void *to = read_target(r);
+        if (to)
+            rc = p->ops->get(h->world_src, h->addr, to, n);
+    }
     if (rc == 0) {
         fy_hdr_t fin = {.kind = FY_MSG_FIN, .sreq = h->sreq, .world_src = fy_rt.rank};
         fy_p2p_send_ctrl(h->world_src, &fin);
@@ -98,10 +112,8 @@ void fy_p2p_on_data(const fy_hdr_t *h, const void *payload)
 {
     fy_req_t *r = (fy_req_t *)(uintptr_t)h->rreq;
     size_t off = (size_t)h->addr, len = h->frag;
-    if (off < r->bytes) {
-        size_t n = off + len <= r->bytes ? len : r->bytes - off;
-        memcpy((char *)recv_target(r) + off, payload, n);
-    }
+    if (off < r->bytes)
+        land(r, off, payload, off + len <= r->bytes ? len : r->bytes - off);
     r->streamed += len;
     if (r->streamed == r->hdr.len)
         recv_finish(r, r->hdr.len < r->bytes ? (size_t)r->hdr.len : r->bytes);

@@ -15,11 +15,35 @@ size_t fy_frag_max = 64 * 1024;
 
 void fy_bsend_release(fy_req_t *r);
 
+/* A message is one block of bytes (contiguous type, or a buffered send's packed copy), or is
+ * packed from the user's layout piece by piece as it goes out. */
+static inline bool source_is_block(const fy_req_t *r)
+{
+    return r->packed || r->dt->contig;
+}
+
 static const void *send_source(const fy_req_t *r)
 {
     if (r->packed)
         return r->packed;
     return (const char *)r->buf + r->dt->lb;
+}
+
+/* Packs the next piece of a non-contiguous message into the transport's buffer; r->streamed
+ * says where the piece starts. */
+static void fill_packed(void *arg, void *dst, size_t len)
+{
+    const fy_req_t *r = arg;
+    fy_dtype_pack_range(r->dt, r->buf, r->count, r->streamed, dst, len);
+}
+
+static int send_payload(fy_req_t *r, const fy_hdr_t *h, size_t off, size_t len)
+{
+    fy_peer_t *p = &fy_peers[r->world_peer];
+    if (source_is_block(r) || len == 0)
+        return p->ops->send(r->world_peer, h, (const char *)send_source(r) + off, len);
+    r->streamed = off;
+    return p->ops->send_fill(r->world_peer, h, len, fill_packed, r);
 }
 
 static void make_header(const fy_req_t *r, fy_hdr_t *h)
@@ -28,6 +52,8 @@ static void make_header(const fy_req_t *r, fy_hdr_t *h)
                   ? FY_MSG_EAGER
                   : FY_MSG_RTS;
     h->flags = r->mode == FY_MODE_SYNC ? FY_MSGF_SYNC : 0;
+    if (h->kind == FY_MSG_RTS && !source_is_block(r))
+        h->flags |= FY_MSGF_STREAM;
     h->reserved = 0;
     h->src = r->comm->rank;
     h->tag = r->tag;
@@ -37,7 +63,7 @@ static void make_header(const fy_req_t *r, fy_hdr_t *h)
      * is recycled at once, and a stale id could be mistaken for a live one (MPI_Cancel). */
     h->sreq = (h->kind == FY_MSG_EAGER && !h->flags) ? 0 : (uint64_t)(uintptr_t)r;
     h->rreq = 0;
-    h->addr = (uint64_t)(uintptr_t)send_source(r);
+    h->addr = source_is_block(r) ? (uint64_t)(uintptr_t)send_source(r) : 0;
     h->world_src = fy_rt.rank;
     h->frag = 0;
 }
@@ -61,12 +87,10 @@ static int try_first_record(fy_req_t *r)
 {
     fy_hdr_t h;
     make_header(r, &h);
-    fy_peer_t *p = &fy_peers[r->world_peer];
     /* The state must be set before the send: the self transport delivers, and may answer,
      * inside the call. */
     r->pstate = h.kind == FY_MSG_RTS ? FY_PS_WAIT_FIN : (h.flags ? FY_PS_WAIT_ACK : 0);
-    int rc = p->ops->send(r->world_peer, &h, h.kind == FY_MSG_EAGER ? send_source(r) : NULL,
-                          h.kind == FY_MSG_EAGER ? r->bytes : 0);
+    int rc = send_payload(r, &h, 0, h.kind == FY_MSG_EAGER ? r->bytes : 0);
     if (rc != 0) {
         r->pstate = FY_PS_QUEUED;
         return rc;
@@ -80,7 +104,6 @@ static int try_first_record(fy_req_t *r)
 static int stream_more(fy_req_t *r)
 {
     fy_peer_t *p = &fy_peers[r->world_peer];
-    const char *src = send_source(r);
     while (r->streamed < r->bytes) {
         size_t n = r->bytes - r->streamed;
         if (n > p->max_payload)
@@ -93,9 +116,12 @@ static int stream_more(fy_req_t *r)
                       .frag = (uint32_t)n,
                       .world_src = fy_rt.rank,
                       .len = r->bytes};
-        if (p->ops->send(r->world_peer, &h, src + r->streamed, n) != 0)
+        size_t at = r->streamed;
+        if (send_payload(r, &h, at, n) != 0) {
+            r->streamed = at;
             return FY_XPORT_AGAIN;
-        r->streamed += n;
+        }
+        r->streamed = at + n;
     }
     fy_p2p_send_done(r);
     return 0;
@@ -115,12 +141,6 @@ int fy_p2p_isend(fy_req_t *r)
         return MPI_SUCCESS;
     }
     r->world_peer = fy_comm_world_rank(r->comm, r->peer);
-    if (!r->dt->contig && !r->packed && r->bytes) {
-        r->packed = malloc(r->bytes);
-        if (!r->packed)
-            return fy_err_set(MPI_ERR_NO_MEM, "out of memory packing a %zu-byte message", r->bytes);
-        fy_dtype_pack(r->dt, r->buf, r->count, r->packed);
-    }
     fy_peer_t *p = &fy_peers[r->world_peer];
     if (p->pending.head || try_first_record(r) != 0) {
         r->pstate = FY_PS_QUEUED;

@@ -22,7 +22,9 @@ enum {
     FY_MSG_CANCEL,     /* sender asks to withdraw an unmatched message (sreq) */
     FY_MSG_CANCEL_ACK, /* answer: FY_MSGF_CANCELLED set when it was withdrawn */
 };
-enum { FY_MSGF_SYNC = 1, FY_MSGF_CANCELLED = 2 };
+/* FY_MSGF_STREAM on an RTS: the sender's data is not one contiguous block (a derived type),
+ * so it cannot be read remotely; the receiver answers CTS and the sender packs fragments. */
+enum { FY_MSGF_SYNC = 1, FY_MSGF_CANCELLED = 2, FY_MSGF_STREAM = 4 };
 
 /* 56 bytes: fits one cache line with the record's framing. */
 typedef struct fy_hdr {
@@ -45,10 +47,16 @@ typedef struct fy_hdr {
 /* The transport cannot read the peer's memory: use CTS/DATA streaming. */
 #define FY_XPORT_NOTSUP (-12)
 
+/* Writes `len` payload bytes at `dst` (the sender packing a non-contiguous message straight
+ * into the transport's buffer). */
+typedef void (*fy_xport_fill_fn)(void *arg, void *dst, size_t len);
+
 typedef struct fy_xport_ops {
     const char *name;
     /* Queues one record for world rank dst. 0, or FY_XPORT_AGAIN when full. */
     int (*send)(int dst, const fy_hdr_t *h, const void *payload, size_t len);
+    /* As send, with the payload written in place by fill(arg, buffer, len). */
+    int (*send_fill)(int dst, const fy_hdr_t *h, size_t len, fy_xport_fill_fn fill, void *arg);
     /* Copies len bytes at raddr in world rank src's memory into dst. 0, or FY_XPORT_NOTSUP. */
     int (*get)(int src, uint64_t raddr, void *dst, size_t len);
     /* Largest payload one record may carry. */

@@ -222,10 +222,9 @@ static int test_dtype_sizes(void)
         CHECK_EQ(d->handle, pairs[i].h);
         CHECK_EQ(d->size, pairs[i].vlen + sizeof(int));
         CHECK_EQ(d->extent, pairs[i].extent);
-        CHECK_EQ(d->blk_off[0], 0);
-        CHECK_EQ(d->blk_len[0], pairs[i].vlen);
-        CHECK_EQ(d->blk_off[1], pairs[i].koff);
-        CHECK_EQ(d->blk_len[1], sizeof(int));
+        CHECK_EQ(d->true_lb, 0);
+        CHECK_EQ(d->true_extent, pairs[i].koff + sizeof(int));
+        CHECK_EQ(d->nbasic, 2);
         CHECK(!d->contig);
     }
     const MPI_Datatype bad[] = {MPI_DATATYPE_NULL,        (MPI_Datatype)0x4c00ffff,

@@ -40,6 +40,18 @@ static int fifo_send(int dst, const fy_hdr_t *h, const void *payload, size_t len
     fifo_tail++;
     return 0;
 }
+static int fifo_send_fill(int dst, const fy_hdr_t *h, size_t len, fy_xport_fill_fn fill, void *arg)
+{
+    unsigned char tmp[FRAG > 0 ? FRAG : 1];
+    if (len > sizeof tmp)
+        return -1;
+    if (fifo_tail - fifo_head >= fifo_cap) {
+        refused++;
+        return FY_XPORT_AGAIN;
+    }
+    fill(arg, tmp, len);
+    return fifo_send(dst, h, tmp, len);
+}
 static int fifo_get(int src, uint64_t raddr, void *dst, size_t len)
 {
     (void)src, (void)raddr, (void)dst, (void)len;
@@ -50,7 +62,13 @@ static size_t fifo_max_payload(void)
 {
     return FRAG;
 }
-static const fy_xport_ops_t fifo_ops = {"fifo", fifo_send, fifo_get, fifo_max_payload};
+static const fy_xport_ops_t fifo_ops = {
+    .name = "fifo",
+    .send = fifo_send,
+    .send_fill = fifo_send_fill,
+    .get = fifo_get,
+    .max_payload = fifo_max_payload,
+};
 
 /* Delivers what is queued now (records sent while delivering wait for the next call). */
 static int fifo_progress(void)

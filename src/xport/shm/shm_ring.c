@@ -38,7 +38,9 @@ static inline size_t payload_len(const fy_hdr_t *h)
     return 0;
 }
 
-static int shm_send(int dst, const fy_hdr_t *h, const void *payload, size_t len)
+/* Reserves a record of `len` payload bytes in the ring to dst and returns where the payload
+ * goes, or NULL when the ring is full; publish() makes it visible. */
+static unsigned char *reserve(int dst, const fy_hdr_t *h, size_t len)
 {
     fy_ring_t *r = fy_shm_ring(dst, fy_shm.rank);
     prod_t *p = &prod[dst];
@@ -55,7 +57,7 @@ static int shm_send(int dst, const fy_hdr_t *h, const void *payload, size_t len)
             fy_shm_fence_slow();
             p->head_cache = atomic_load(&r->head);
             if (p->tail + pad + need - p->head_cache > size)
-                return FY_XPORT_AGAIN;
+                return NULL;
         }
     }
     if (pad) {
@@ -65,11 +67,37 @@ static int shm_send(int dst, const fy_hdr_t *h, const void *payload, size_t len)
         off = 0;
     }
     memcpy(r->data + off, h, sizeof *h);
-    if (len)
-        memcpy(r->data + off + sizeof *h, payload, len);
-    p->tail += need;
+    return r->data + off + sizeof *h;
+}
+
+static void publish(int dst, size_t len)
+{
+    fy_ring_t *r = fy_shm_ring(dst, fy_shm.rank);
+    prod_t *p = &prod[dst];
+    p->tail += rec_bytes(len);
     atomic_store_explicit(&r->tail, p->tail, memory_order_release);
     fy_shm_ring_bell(dst);
+}
+
+static int shm_send(int dst, const fy_hdr_t *h, const void *payload, size_t len)
+{
+    unsigned char *at = reserve(dst, h, len);
+    if (!at)
+        return FY_XPORT_AGAIN;
+    if (len)
+        memcpy(at, payload, len);
+    publish(dst, len);
+    return 0;
+}
+
+static int shm_send_fill(int dst, const fy_hdr_t *h, size_t len, fy_xport_fill_fn fill, void *arg)
+{
+    unsigned char *at = reserve(dst, h, len);
+    if (!at)
+        return FY_XPORT_AGAIN;
+    if (len)
+        fill(arg, at, len);
+    publish(dst, len);
     return 0;
 }
 
@@ -120,6 +148,7 @@ int fy_shm_progress(void)
 const fy_xport_ops_t fy_xport_shm = {
     .name = "shm",
     .send = shm_send,
+    .send_fill = shm_send_fill,
     .get = fy_shm_get,
     .max_payload = shm_max_payload,
 };

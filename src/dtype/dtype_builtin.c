@@ -1,17 +1,21 @@
-/* The predefined datatypes and their (un)packing. */
+/* The predefined datatypes: sizes from their handles (MPICH encodes the size in bits 8-15),
+ * names, kinds, and their compiled form (one run, or two for the pair types). */
 #include <string.h>
 
+#include "dtype_dl.h"
 #include "fy_dtype.h"
 #include "fy_handle.h"
 
+#define SIZE_OF(h) ((MPI_Aint)(((unsigned)(h) >> 8) & 0xff))
 #define CONTIG(h, b, n)                                                                            \
     {                                                                                              \
-        h, (MPI_Aint)(((unsigned)(h) >> 8) & 0xff), (MPI_Aint)(((unsigned)(h) >> 8) & 0xff), 0,    \
-            true, b, {0, 0}, {0, 0}, n                                                             \
+        .handle = h, .size = SIZE_OF(h), .extent = SIZE_OF(h), .lb = 0, .contig = true,            \
+        .predefined = true, .committed = true, .basic = b, .true_lb = 0,                           \
+        .true_extent = SIZE_OF(h), .nbasic = SIZE_OF(h) ? 1 : 0, .name = n                         \
     }
 
 /* Indexed by the low byte of the handle of 0x4c...... types. */
-static const fy_dtype_t builtin[] = {
+static fy_dtype_t builtin[] = {
     CONTIG(MPI_CHAR, FY_B_CHAR, "MPI_CHAR"),
     CONTIG(MPI_SIGNED_CHAR, FY_B_SCHAR, "MPI_SIGNED_CHAR"),
     CONTIG(MPI_UNSIGNED_CHAR, FY_B_UCHAR, "MPI_UNSIGNED_CHAR"),
@@ -64,7 +68,7 @@ static const fy_dtype_t builtin[] = {
     CONTIG(MPI_C_FLOAT_COMPLEX, FY_B_CFLOAT, "MPI_C_FLOAT_COMPLEX"),
     CONTIG(MPI_C_DOUBLE_COMPLEX, FY_B_CDOUBLE, "MPI_C_DOUBLE_COMPLEX"),
     CONTIG(MPI_C_LONG_DOUBLE_COMPLEX, FY_B_CLDOUBLE, "MPI_C_LONG_DOUBLE_COMPLEX"),
-    CONTIG(MPIX_C_FLOAT16, FY_B_NONE, "MPIX_C_FLOAT16"),
+    CONTIG(MPIX_C_FLOAT16, FY_B_FLOAT16, "MPIX_C_FLOAT16"),
     CONTIG(MPI_AINT, FY_B_LONG, "MPI_AINT"),
     CONTIG(MPI_OFFSET, FY_B_LONG, "MPI_OFFSET"),
     CONTIG(MPI_COUNT, FY_B_LONG, "MPI_COUNT"),
@@ -74,59 +78,73 @@ static const fy_dtype_t builtin[] = {
     CONTIG(MPI_CXX_LONG_DOUBLE_COMPLEX, FY_B_CLDOUBLE, "MPI_CXX_LONG_DOUBLE_COMPLEX"),
 };
 
-#define PAIR(h, b, vlen, ioff, ext, n)                                                             \
+/* value at 0, int after the value's alignment; extent padded to the struct's alignment. */
+#define PAIR(h, b, vlen, ioff, ext, al, n)                                                         \
     {                                                                                              \
-        h, (vlen) + 4, ext, 0, false, b, {0, ioff}, {vlen, 4}, n                                   \
+        .handle = h, .size = (vlen) + 4, .extent = ext, .lb = 0, .contig = false,                  \
+        .predefined = true, .committed = true, .basic = b, .true_lb = 0,                           \
+        .true_extent = (ioff) + 4, .nbasic = 2, .align = al, .name = n                             \
     }
-const fy_dtype_t fy_dtype_pairs[5] = {
-    PAIR(MPI_FLOAT_INT, FY_B_FLOAT_INT, 4, 4, 8, "MPI_FLOAT_INT"),
-    PAIR(MPI_DOUBLE_INT, FY_B_DOUBLE_INT, 8, 8, 16, "MPI_DOUBLE_INT"),
-    PAIR(MPI_LONG_INT, FY_B_LONG_INT, 8, 8, 16, "MPI_LONG_INT"),
-    PAIR(MPI_SHORT_INT, FY_B_SHORT_INT, 2, 4, 8, "MPI_SHORT_INT"),
-    PAIR(MPI_LONG_DOUBLE_INT, FY_B_LDOUBLE_INT, 16, 16, 32, "MPI_LONG_DOUBLE_INT"),
+fy_dtype_t fy_dtype_pairs[5] = {
+    PAIR(MPI_FLOAT_INT, FY_B_FLOAT_INT, 4, 4, 8, 4, "MPI_FLOAT_INT"),
+    PAIR(MPI_DOUBLE_INT, FY_B_DOUBLE_INT, 8, 8, 16, 8, "MPI_DOUBLE_INT"),
+    PAIR(MPI_LONG_INT, FY_B_LONG_INT, 8, 8, 16, 8, "MPI_LONG_INT"),
+    PAIR(MPI_SHORT_INT, FY_B_SHORT_INT, 2, 4, 8, 4, "MPI_SHORT_INT"),
+    PAIR(MPI_LONG_DOUBLE_INT, FY_B_LDOUBLE_INT, 16, 16, 32, 16, "MPI_LONG_DOUBLE_INT"),
 };
+static const size_t pair_value_len[5] = {4, 8, 8, 2, 16};
 
+#define NBUILTIN (sizeof builtin / sizeof builtin[0])
 const fy_dtype_t *fy_dtype_by_low_byte[256];
+static fy_dl_t builtin_dl[NBUILTIN];
+static fy_dl_t pair_dl[5];
+static MPI_Aint pair_displs[5][2];
+static size_t pair_runs[5][2], pair_prefix[5][3];
+
+/* Natural alignment: that of the scalar, or of a complex number's parts. */
+static MPI_Aint align_of(const fy_dtype_t *d)
+{
+    switch (d->basic) {
+    case FY_B_CFLOAT:
+    case FY_B_CDOUBLE:
+    case FY_B_CLDOUBLE: return d->size / 2;
+    case FY_B_2INT:
+    case FY_B_2FLOAT:
+    case FY_B_2DOUBLE: return d->size / 2;
+    default: return d->size > 0 ? d->size : 1;
+    }
+}
 
 __attribute__((constructor)) static void build_table(void)
 {
-    for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
-        fy_dtype_by_low_byte[(unsigned)builtin[i].handle & 0xff] = &builtin[i];
-}
-
-void fy_dtype_pack(const fy_dtype_t *d, const void *src, MPI_Aint count, void *dst)
-{
-    if (d->contig) {
-        size_t n = fy_dtype_bytes(d, count);
-        if (n) /* src may be NULL for an empty message */
-            memcpy(dst, (const char *)src + d->lb, n);
-        return;
+    for (size_t i = 0; i < NBUILTIN; i++) {
+        fy_dtype_t *d = &builtin[i];
+        fy_dtype_by_low_byte[(unsigned)d->handle & 0xff] = d;
+        d->align = align_of(d);
+        if (d->basic == FY_B_2INT || d->basic == FY_B_2FLOAT || d->basic == FY_B_2DOUBLE)
+            d->nbasic = 2; /* two basic elements in one, for MPI_Get_elements */
+        builtin_dl[i].kind = FY_DL_RUN;
+        builtin_dl[i].size = (size_t)d->size;
+        d->dl = &builtin_dl[i];
+        d->has_lb_marker = d->handle == MPI_LB;
+        d->has_ub_marker = d->handle == MPI_UB;
     }
-    const char *s = src;
-    char *o = dst;
-    for (MPI_Aint i = 0; i < count; i++, s += d->extent)
-        for (int b = 0; b < 2; b++) {
-            memcpy(o, s + d->blk_off[b], (size_t)d->blk_len[b]);
-            o += d->blk_len[b];
-        }
-}
-
-void fy_dtype_unpack(const fy_dtype_t *d, const void *src, size_t bytes, void *dst)
-{
-    if (d->contig) {
-        if (bytes)
-            memcpy((char *)dst + d->lb, src, bytes);
-        return;
-    }
-    const char *s = src;
-    char *o = dst;
-    while (bytes > 0) {
-        for (int b = 0; b < 2 && bytes > 0; b++) {
-            size_t n = (size_t)d->blk_len[b] < bytes ? (size_t)d->blk_len[b] : bytes;
-            memcpy(o + d->blk_off[b], s, n);
-            s += n;
-            bytes -= n;
-        }
-        o += d->extent;
+    for (int i = 0; i < 5; i++) {
+        fy_dtype_t *d = &fy_dtype_pairs[i];
+        fy_dl_t *n = &pair_dl[i];
+        pair_displs[i][0] = 0;
+        pair_displs[i][1] = d->true_extent - 4;
+        pair_runs[i][0] = pair_value_len[i];
+        pair_runs[i][1] = 4;
+        pair_prefix[i][0] = 0;
+        pair_prefix[i][1] = pair_value_len[i];
+        pair_prefix[i][2] = pair_value_len[i] + 4;
+        n->kind = FY_DL_RUNS;
+        n->size = (size_t)d->size;
+        n->count = 2;
+        n->displs = pair_displs[i];
+        n->runs = pair_runs[i];
+        n->prefix = pair_prefix[i];
+        d->dl = n;
     }
 }

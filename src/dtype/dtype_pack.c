@@ -1,0 +1,201 @@
+/* The pack engine: copies any byte range of a type's packed stream to or from memory laid out
+ * as the type says, reading only the compiled loops (dtype_dl.h). A range starts anywhere: the
+ * engine seeks to it by division (vectors) or binary search (block lists), so a message can be
+ * packed fragment by fragment straight into a transport's buffers. */
+#include <stdint.h>
+#include <string.h>
+
+#include "dtype_dl.h"
+
+/* The copy direction is a parameter of every function below; each is instantiated twice by
+ * the compiler (constant propagation of `unpack` through static inlines at -O3). */
+#define COPY(mem, n)                                                                               \
+    do {                                                                                           \
+        if (unpack)                                                                                \
+            memcpy((mem), *io, (n));                                                               \
+        else                                                                                       \
+            memcpy(*io, (mem), (n));                                                               \
+        *io += (n);                                                                                \
+    } while (0)
+
+/* Whole runs of a strided loop: fixed-size copies for the common small element sizes, so
+ * that a column of doubles is a load and a store per element. */
+#define STRIDED(T)                                                                                 \
+    do {                                                                                           \
+        for (MPI_Count j = 0; j < nfull; j++, p += stride) {                                       \
+            if (unpack)                                                                            \
+                memcpy(p, *io, sizeof(T));                                                         \
+            else                                                                                   \
+                memcpy(*io, p, sizeof(T));                                                         \
+            *io += sizeof(T);                                                                      \
+        }                                                                                          \
+    } while (0)
+
+typedef struct {
+    uint64_t a, b;
+} pair16_t;
+
+static inline void strided_runs(char *p, MPI_Aint stride, size_t len, MPI_Count nfull, char **io,
+                                const int unpack)
+{
+    switch (len) {
+    case 4: STRIDED(uint32_t); return;
+    case 8: STRIDED(uint64_t); return;
+    case 16: STRIDED(pair16_t); return;
+    default: break;
+    }
+    for (MPI_Count j = 0; j < nfull; j++, p += stride)
+        COPY(p, len);
+}
+
+/* Largest i with prefix[i] <= lo. */
+static MPI_Count seek(const size_t *prefix, MPI_Count n, size_t lo)
+{
+    MPI_Count a = 0, b = n - 1;
+    while (a < b) {
+        MPI_Count m = (a + b + 1) / 2;
+        if (prefix[m] <= lo)
+            a = m;
+        else
+            b = m - 1;
+    }
+    return a;
+}
+
+static void xfer(const fy_dl_t *n, char *base, size_t lo, size_t hi, char **io, const int unpack);
+
+/* `blocklen` children of dl c, cext apart, from `at`; packed bytes [lo, hi) of the block. */
+static inline void block(const fy_dl_t *c, MPI_Aint cext, char *at, size_t lo, size_t hi, char **io,
+                         const int unpack)
+{
+    size_t csz = c->size;
+    MPI_Count k = (MPI_Count)(lo / csz);
+    size_t o = lo % csz;
+    char *p = at + k * cext;
+    while (lo < hi) {
+        size_t take = csz - o < hi - lo ? csz - o : hi - lo;
+        xfer(c, p, o, o + take, io, unpack);
+        lo += take;
+        o = 0;
+        p += cext;
+    }
+}
+
+static void xfer(const fy_dl_t *n, char *base, size_t lo, size_t hi, char **io, const int unpack)
+{
+    switch (n->kind) {
+    case FY_DL_RUN: COPY(base + n->off + lo, hi - lo); return;
+    case FY_DL_VRUN: {
+        size_t len = n->len;
+        MPI_Count j = (MPI_Count)(lo / len);
+        size_t o = lo % len;
+        char *p = base + n->off + j * n->stride;
+        if (o) {
+            size_t take = len - o < hi - lo ? len - o : hi - lo;
+            COPY(p + o, take);
+            lo += take;
+            p += n->stride;
+        }
+        MPI_Count nfull = (MPI_Count)((hi - lo) / len);
+        strided_runs(p, n->stride, len, nfull, io, unpack);
+        lo += (size_t)nfull * len;
+        p += nfull * n->stride;
+        if (lo < hi)
+            COPY(p, hi - lo);
+        return;
+    }
+    case FY_DL_VEC: {
+        size_t bb = (size_t)n->blocklen * n->child->size;
+        MPI_Count j = (MPI_Count)(lo / bb);
+        size_t o = lo % bb;
+        char *p = base + n->off + j * n->stride;
+        while (lo < hi) {
+            size_t take = bb - o < hi - lo ? bb - o : hi - lo;
+            block(n->child, n->cext, p, o, o + take, io, unpack);
+            lo += take;
+            o = 0;
+            p += n->stride;
+        }
+        return;
+    }
+    case FY_DL_RUNS: {
+        MPI_Count i = seek(n->prefix, n->count, lo);
+        size_t o = lo - n->prefix[i];
+        for (; lo < hi; i++, o = 0) {
+            size_t take = n->runs[i] - o < hi - lo ? n->runs[i] - o : hi - lo;
+            COPY(base + n->displs[i] + o, take);
+            lo += take;
+        }
+        return;
+    }
+    case FY_DL_IDX: {
+        MPI_Count i = seek(n->prefix, n->count, lo);
+        size_t o = lo - n->prefix[i];
+        for (; lo < hi; i++, o = 0) {
+            size_t bb = n->prefix[i + 1] - n->prefix[i];
+            size_t take = bb - o < hi - lo ? bb - o : hi - lo;
+            const fy_dl_t *c = n->children ? n->children[i] : n->child;
+            MPI_Aint cext = n->children ? n->cexts[i] : n->cext;
+            block(c, cext, base + n->displs[i], o, o + take, io, unpack);
+            lo += take;
+        }
+        return;
+    }
+    }
+}
+
+static void range(const fy_dtype_t *d, char *buf, size_t lo, char *io, size_t len, const int unpack)
+{
+    if (len == 0)
+        return;
+    if (d->contig) {
+        if (unpack)
+            memcpy(buf + d->lb + lo, io, len);
+        else
+            memcpy(io, buf + d->lb + lo, len);
+        return;
+    }
+    size_t size = (size_t)d->size;
+    MPI_Count i = (MPI_Count)(lo / size);
+    size_t o = lo % size, hi = lo + len;
+    char *p = buf + i * d->extent;
+    char **cur = &io;
+    /* Instances of a single run: one strided loop over them all. */
+    if (d->dl->kind == FY_DL_RUN && o == 0) {
+        MPI_Count nfull = (MPI_Count)(len / size);
+        strided_runs(p + d->dl->off, d->extent, size, nfull, cur, unpack);
+        lo += (size_t)nfull * size;
+        p += nfull * d->extent;
+    }
+    while (lo < hi) {
+        size_t take = size - o < hi - lo ? size - o : hi - lo;
+        xfer(d->dl, p, o, o + take, cur, unpack);
+        lo += take;
+        o = 0;
+        p += d->extent;
+    }
+}
+
+void fy_dtype_pack_range(const fy_dtype_t *d, const void *buf, MPI_Count count, size_t lo,
+                         void *out, size_t len)
+{
+    (void)count;
+    range(d, (char *)buf, lo, out, len, 0);
+}
+
+void fy_dtype_unpack_range(const fy_dtype_t *d, void *buf, MPI_Count count, size_t lo,
+                           const void *in, size_t len)
+{
+    (void)count;
+    range(d, buf, lo, (char *)in, len, 1);
+}
+
+void fy_dtype_pack(const fy_dtype_t *d, const void *src, MPI_Aint count, void *dst)
+{
+    range(d, (char *)src, 0, dst, fy_dtype_bytes(d, count), 0);
+}
+
+void fy_dtype_unpack(const fy_dtype_t *d, const void *src, size_t bytes, void *dst)
+{
+    range(d, dst, 0, (char *)src, bytes, 1);
+}
