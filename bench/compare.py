@@ -9,8 +9,9 @@ Per (benchmark, ranks, size) the report shows the median over repetitions of eac
 implementation, its spread, the ratios Ferry/MPICH and Ferry/Open MPI of the
 medians (with the direction of "better" stated per table), the numbers as a share
 of the physical limits measured by bench/limits.c, the applications' speedups over
-1 rank, a loud marker for every failed verification and, with --baseline, the
-regressions against an older run. Python 3 standard library only.
+1 rank, a loud marker for every failed verification, a section for bench/dtype.c (pack
+and unpack MB/s as a % of memcpy, column and cube-face transfers, the issue-4 targets)
+and, with --baseline, the regressions against an older run. Python 3 standard library only.
 """
 
 import argparse
@@ -41,6 +42,14 @@ HEADLINE = [("latency", 2, "8"), ("imb.pingpong", 2, "8"), ("imb.pingpong", 2, "
             ("imb.msgrate", 2, "8"), ("ring", 2, "8"), ("ring", 8, "8"),
             ("imb.barrier", 2, "0"), ("imb.barrier", 8, "0"), ("imb.allreduce", 2, "8"),
             ("imb.allreduce", 8, "8"), ("imb.bcast", 8, "1048576"), ("imb.alltoall", 8, "1024")]  # a change below 5 % is never called a regression
+
+# bench/dtype.c: summary rows (label, bench-name prefix), and the issue-4 target for vectors.
+DTYPE_GROUPS = [("dtype pack", "dtype.pack."), ("dtype unpack", "dtype.unpack."),
+                ("dtype column", "dtype.column"), ("dtype cube faces", "dtype.face.")]
+DTYPE_TARGET_BLOCK = 256    # vector blocks of at least this many bytes ...
+DTYPE_TARGET_PCT = 50.0     # ... pack and unpack within 2x of memcpy
+DTYPE_FACES = {"x": "x (n² doubles, n apart)", "y": "y (n runs of n doubles)",
+               "z": "z (one n² block)"}
 
 DESCRIPTIONS = {
     "latency": "Blocking ping-pong between ranks 0 and 1 (bench/latency.c); one-way = round trip / 2.",
@@ -258,13 +267,18 @@ class Report:
         return "–"
 
     def geomeans(self, bench, ranks, np):
+        return self.geomeans_over([(bench, ranks, np)])
+
+    def geomeans_over(self, keys):
+        """Geometric mean of Ferry/peer over every size of every (bench, ranks, np) in keys."""
         logs = {p: [] for p, _ in PEERS}
-        for size in self.tables[(bench, ranks, np)]:
-            f = self.median("ferry", bench, ranks, np, size)
-            for p, _ in PEERS:
-                o = self.median(p, bench, ranks, np, size)
-                if f and o and f > 0 and o > 0:
-                    logs[p].append(math.log(f / o))
+        for bench, ranks, np in keys:
+            for size in self.tables[(bench, ranks, np)]:
+                f = self.median("ferry", bench, ranks, np, size)
+                for p, _ in PEERS:
+                    o = self.median(p, bench, ranks, np, size)
+                    if f and o and f > 0 and o > 0:
+                        logs[p].append(math.log(f / o))
         return {p: (math.exp(sum(v) / len(v)) if v else None) for p, v in logs.items()}
 
     def title(self, bench, ranks, np):
@@ -286,6 +300,9 @@ class Report:
 
     def is_app(self, bench):
         return self.program.get(bench, "").startswith("apps/")
+
+    def is_dtype(self, bench):
+        return self.program.get(bench, "") == "dtype"
 
     # --- sections --------------------------------------------------------------------
 
@@ -384,34 +401,16 @@ class Report:
         o.append("| benchmark | ranks | unit | better | Ferry/MPICH | Ferry/Open MPI | verdict | notes |")
         o.append("|---|---:|---|---|---:|---:|---|---|")
         for bench, ranks, np in self.order():
-            if self.is_app(bench):
+            if self.is_app(bench) or self.is_dtype(bench):
                 continue
-            unit = self.unit.get(bench, "")
-            lower = LOWER_BETTER.get(unit, True)
-            gm = self.geomeans(bench, ranks, np)
-            cells, verdicts = [], []
-            for p, name in PEERS:
-                r = gm[p]
-                cells.append(fmt_ratio(r) if r else "–")
-                if r:
-                    faster = (r < 1) if lower else (r > 1)
-                    factor = max(r, 1 / r)
-                    verdicts.append(f"{'faster' if faster else 'slower'} than {name} ×{factor:.2f}")
-            notes = []
-            for impl, name in IMPLS:
-                sts = [self.by_key[k]["status"] for k in self.by_key
-                       if k[0] == impl and k[1:4] == (bench, ranks, np)]
-                if "FAILED" in sts:
-                    notes.append(f"**{name} FAILED**")
-                elif sts and all(s == "unsupported" for s in sts):
-                    notes.append(f"{name} unsupported")
-                bad = self.fail.get((impl, self.program.get(bench, bench), np), {})
-                if "timeout" in bad:
-                    notes.append(f"{name} timeout")
             rk = f"{ranks}" + (f" (of {np})" if np != ranks else "")
-            o.append(f"| {bench} | {rk} | {UNIT_TEXT.get(unit, unit)} | "
-                     f"{'lower' if lower else 'higher'} | {cells[0]} | {cells[1]} | "
-                     f"{'; '.join(verdicts) or '–'} | {', '.join(notes)} |")
+            self.summary_row(bench, rk, [(bench, ranks, np)])
+        for label, prefix in DTYPE_GROUPS:
+            keys = [t for t in self.order() if self.is_dtype(t[0]) and t[0].startswith(prefix)]
+            if keys:
+                rks = sorted({f"{r}" + (f" (of {n})" if n != r else "") for _, r, n in keys})
+                self.summary_row(f"{label} ({len(keys)} kind{'s' if len(keys) > 1 else ''})",
+                                 ", ".join(rks), keys)
         apps = self.app_benches()
         if apps:
             o.append("")
@@ -432,6 +431,39 @@ class Report:
                 o.append(f"| {bench} (size {size}) | {gm[0]} | {gm[1]} | "
                          f"{f'{best[1]:.2f} ({best[0]})' if best else '–'} |")
         o.append("")
+
+    def summary_row(self, label, rk, keys):
+        """One row of the summary: geomean of Ferry/peer over the tables in keys."""
+        o = self.out
+        unit = self.unit.get(keys[0][0], "")
+        lower = LOWER_BETTER.get(unit, True)
+        gm = self.geomeans_over(keys)
+        cells, verdicts = [], []
+        for p, name in PEERS:
+            r = gm[p]
+            cells.append(fmt_ratio(r) if r else "–")
+            if r:
+                faster = (r < 1) if lower else (r > 1)
+                factor = max(r, 1 / r)
+                verdicts.append(f"{'faster' if faster else 'slower'} than {name} ×{factor:.2f}")
+        notes = []
+        for impl, name in IMPLS:
+            sts = [self.by_key[k]["status"] for k in self.by_key
+                   if k[0] == impl and k[1:4] in keys]
+            if "FAILED" in sts:
+                notes.append(f"**{name} FAILED**")
+            elif sts and all(s == "unsupported" for s in sts):
+                notes.append(f"{name} unsupported")
+            elif "unsupported" in sts:
+                notes.append(f"{name} partly unsupported")
+            bad = {}
+            for bench, _, np in keys:
+                bad.update(self.fail.get((impl, self.program.get(bench, bench), np), {}))
+            if "timeout" in bad:
+                notes.append(f"{name} timeout")
+        o.append(f"| {label} | {rk} | {UNIT_TEXT.get(unit, unit)} | "
+                 f"{'lower' if lower else 'higher'} | {cells[0]} | {cells[1]} | "
+                 f"{'; '.join(verdicts) or '–'} | {', '.join(notes)} |")
 
     def physical(self):
         L, o = self.limits, self.out
@@ -492,6 +524,203 @@ class Report:
                 row.append("")
             o.append("| " + " | ".join(row) + " |")
         o.append("")
+
+    # --- bench/dtype.c --------------------------------------------------------------
+
+    def dtype_keys(self, prefix):
+        return [t for t in self.order() if self.is_dtype(t[0]) and t[0].startswith(prefix)]
+
+    def dtype_extra(self, impl, bench, ranks, np, size, key):
+        """Median over this implementation's ok runs of an extra key (memcpy=, pct=)."""
+        g = self.by_key.get((impl, bench, ranks, np, size))
+        if not g:
+            return None
+        vals = [num(e.get(key)) for e, st in zip(g["extra"], g["statuses"]) if st == "ok"]
+        vals = [v for v in vals if v is not None]
+        return statistics.median(vals) if vals else None
+
+    @staticmethod
+    def dtype_type(bench):
+        """'dtype.pack.vector.double.256B' -> (sort key, words, block bytes or None)."""
+        name = bench.split(".", 2)[2] if bench.count(".") >= 2 else bench
+        parts = name.split(".")
+        if parts[0] == "vector" and len(parts) == 3:
+            text = parts[2]
+            mult = 1024 if text.endswith("KiB") else 1
+            try:
+                block = int(text.rstrip("KiB")) * mult
+            except ValueError:
+                block = 0
+            return ((0 if parts[1] == "double" else 1, block, ""),
+                    f"vector of {parts[1]}, {human_size(block, 'B')} blocks", block)
+        words = {"indexed": "indexed, irregular blocks",
+                 "struct": "struct {int; double; char[6]}"}.get(name, name)
+        return ((2, 0, name), words, None)
+
+    def dtype_throughput(self, op):
+        """Pack or unpack table: MB/s, memcpy of the same bytes, % of memcpy."""
+        keys = sorted(self.dtype_keys(f"dtype.{op}."), key=lambda t: self.dtype_type(t[0])[0])
+        if not keys:
+            return
+        o = self.out
+        o.append(f"### MPI_{op.capitalize()} throughput, MB/s of packed bytes\n")
+        o.append(convention(False) + " memcpy = the same number of bytes copied between the "
+                 "same buffers right before each repetition of the operation: its best "
+                 "repetition, median over every implementation's runs. % of memcpy = the best "
+                 "repetition of the operation over the best memcpy of the same run (preemption "
+                 "only slows a repetition, so best against best is the fair pair on a shared "
+                 "machine), median over runs: **higher is better; 100 % = as fast as memcpy, "
+                 f"the issue's target for vector blocks ≥ {DTYPE_TARGET_BLOCK} B is ≥ "
+                 f"{DTYPE_TARGET_PCT:.0f} %**.\n")
+        head = (["type", "size"] + [n for _, n in IMPLS] + ["memcpy"] +
+                [f"Ferry/{n}" for _, n in PEERS] + ["% of memcpy (F / M / O)"])
+        o.append("| " + " | ".join(head) + " |")
+        o.append("|---|" + "|".join(["---:"] * (len(head) - 1)) + "|")
+        for bench, ranks, np in keys:
+            words = self.dtype_type(bench)[1] + (f" ({ranks} of {np} ranks)" if np != 2 else "")
+            for size in sorted(self.tables[(bench, ranks, np)], key=size_key):
+                row = [words, human_size(size, "B")]
+                row += [self.cell(i, bench, ranks, np, size) for i, _ in IMPLS]
+                mc = [num(e.get("memcpy")) for i, _ in IMPLS
+                      for e, st in zip(self.by_key.get((i, bench, ranks, np, size), {}).get("extra", []),
+                                       self.by_key.get((i, bench, ranks, np, size), {}).get("statuses", []))
+                      if st == "ok" and num(e.get("memcpy")) is not None]
+                row.append(fmt(statistics.median(mc)) if mc else "–")
+                f = self.median("ferry", bench, ranks, np, size)
+                for p, _ in PEERS:
+                    v = self.median(p, bench, ranks, np, size)
+                    row.append(fmt_ratio(f / v) if f is not None and v else "–")
+                pcts = []
+                for i, _ in IMPLS:
+                    pct = self.dtype_extra(i, bench, ranks, np, size, "pct")
+                    pcts.append(f"{pct:.0f}%" if pct is not None else "–")
+                row.append(" / ".join(pcts))
+                o.append("| " + " | ".join(row) + " |")
+        gm = self.geomeans_over(keys)
+        if any(gm.values()):
+            row = ["**geomean**", ""] + [""] * (len(IMPLS) + 1)
+            row += [f"**{fmt_ratio(gm[p])}**" if gm[p] else "–" for p, _ in PEERS] + [""]
+            o.append("| " + " | ".join(row) + " |")
+        o.append("")
+
+    def dtype_transfers(self, prefix, title, what):
+        keys = self.dtype_keys(prefix)
+        if not keys:
+            return
+        o = self.out
+        o.append(f"### {title}, one-way time in µs\n")
+        o.append(convention(True) + " MB/s = bytes / one-way time (**higher is better**).\n")
+        head = ([what, "n", "bytes"] + [n for _, n in IMPLS] + [f"Ferry/{n}" for _, n in PEERS]
+                + ["MB/s (F / M / O)"])
+        o.append("| " + " | ".join(head) + " |")
+        o.append("|---|" + "|".join(["---:"] * (len(head) - 1)) + "|")
+        for bench, ranks, np in keys:
+            kind = bench.rsplit(".", 1)[-1]
+            label = (DTYPE_FACES.get(kind, kind) if bench.startswith("dtype.face.")
+                     else "column of an n × n matrix")
+            for size in sorted(self.tables[(bench, ranks, np)], key=size_key):
+                n = None
+                for i, _ in IMPLS:
+                    g = self.by_key.get((i, bench, ranks, np, size))
+                    for e in (g or {}).get("extra", []):
+                        n = n or e.get("n")
+                if n is None and num(size):  # not printed when unsupported: from the bytes
+                    cells = num(size) / 8
+                    n = int(round(cells if bench == "dtype.column" else math.sqrt(cells)))
+                row = [label, str(n or "?"), human_size(size, "B")]
+                row += [self.cell(i, bench, ranks, np, size) for i, _ in IMPLS]
+                f = self.median("ferry", bench, ranks, np, size)
+                for p, _ in PEERS:
+                    v = self.median(p, bench, ranks, np, size)
+                    row.append(fmt_ratio(f / v) if f is not None and v else "–")
+                rates = []
+                for i, _ in IMPLS:
+                    t = self.median(i, bench, ranks, np, size)
+                    rates.append(fmt(num(size) / t) if t and num(size) else "–")
+                row.append(" / ".join(rates))
+                o.append("| " + " | ".join(row) + " |")
+        gm = self.geomeans_over(keys)
+        if any(gm.values()):
+            row = ["**geomean**", "", ""] + [""] * len(IMPLS)
+            row += [f"**{fmt_ratio(gm[p])}**" if gm[p] else "–" for p, _ in PEERS] + [""]
+            o.append("| " + " | ".join(row) + " |")
+        o.append("")
+
+    def dtype_targets(self):
+        """The issue's two targets, as numbers: nothing here passes or fails a run."""
+        o = self.out
+        rows = []
+        # 1. vectors with blocks >= 256 B, pack and unpack: % of memcpy.
+        pcts = []
+        for op in ("pack", "unpack"):
+            for bench, ranks, np in self.dtype_keys(f"dtype.{op}.vector."):
+                block = self.dtype_type(bench)[2]
+                if block is None or block < DTYPE_TARGET_BLOCK:
+                    continue
+                for size in self.tables[(bench, ranks, np)]:
+                    pct = self.dtype_extra("ferry", bench, ranks, np, size, "pct")
+                    if pct is not None:
+                        pcts.append((pct, f"{op} {self.dtype_type(bench)[1]}, {human_size(size, 'B')}"))
+        if pcts:
+            worst = min(pcts)
+            gm = math.exp(sum(math.log(max(p, 1e-9)) for p, _ in pcts) / len(pcts))
+            reached = sum(p >= DTYPE_TARGET_PCT for p, _ in pcts)
+            rows.append((f"pack/unpack of vectors with blocks ≥ {DTYPE_TARGET_BLOCK} B within 2× "
+                         f"of memcpy (≥ {DTYPE_TARGET_PCT:.0f} % of memcpy)",
+                         f"geomean {gm:.0f} %, lowest {worst[0]:.0f} % ({worst[1]})",
+                         f"{reached} of {len(pcts)}"))
+        # 2. at least the best peer: throughput ratio Ferry / best peer (time: best / Ferry).
+        for label, prefixes in (("pack and unpack, every type", ("dtype.pack.", "dtype.unpack.")),
+                                ("column and cube faces", ("dtype.column", "dtype.face."))):
+            ratios = []
+            for prefix in prefixes:
+                for bench, ranks, np in self.dtype_keys(prefix):
+                    lower = LOWER_BETTER.get(self.unit.get(bench, ""), True)
+                    for size in self.tables[(bench, ranks, np)]:
+                        f = self.median("ferry", bench, ranks, np, size)
+                        peers = [self.median(p, bench, ranks, np, size) for p, _ in PEERS]
+                        peers = [v for v in peers if v]
+                        if not f or not peers:
+                            continue
+                        r = min(peers) / f if lower else f / max(peers)
+                        ratios.append((r, f"{bench[6:]}, {human_size(size, 'B')}"))
+            if ratios:
+                worst = min(ratios)
+                gm = math.exp(sum(math.log(r) for r, _ in ratios) / len(ratios))
+                rows.append((f"{label}: at least the best peer's throughput (Ferry / best peer ≥ 1)",
+                             f"geomean {fmt_ratio(gm)}, lowest {fmt_ratio(worst[0])} ({worst[1]})",
+                             f"{sum(r >= 1 for r, _ in ratios)} of {len(ratios)}"))
+        o.append("### Targets of issue 4\n")
+        if not rows:
+            o.append("Ferry has no dtype measurement in this run (see the tables: unsupported, "
+                     "failed or not built), so the targets cannot be read yet.\n")
+            return
+        o.append("Ferry's numbers against the targets (throughput ratios: **higher is better**; "
+                 "for the transfers, throughput = bytes / time, so the ratio is the best peer's "
+                 "time over Ferry's). \"Reached\" counts the measurements at or above the target; "
+                 "on a shared machine a single QUICK run is a first look only.\n")
+        o.append("| target | Ferry | reached |")
+        o.append("|---|---|---:|")
+        for t, v, r in rows:
+            o.append(f"| {t} | {v} | {r} |")
+        o.append("")
+
+    def dtype(self):
+        if not any(self.is_dtype(b) for b, _, _ in self.tables):
+            return
+        o = self.out
+        o.append("## Derived datatypes (bench/dtype.c)\n")
+        o.append("MPI_Pack and MPI_Unpack of committed derived types by one rank (the other "
+                 "idles without spinning), next to a memcpy of the same bytes; and ping-pong "
+                 "between 2 ranks of a strided matrix column (MPI_Type_vector) and of the faces "
+                 "of an n³ cube of doubles (MPI_Type_create_subarray). Every cell is the median "
+                 "over repetitions; see the header of bench/dtype.c for the types.\n")
+        self.dtype_targets()
+        self.dtype_throughput("pack")
+        self.dtype_throughput("unpack")
+        self.dtype_transfers("dtype.column", "Strided column (MPI_Type_vector), 2 ranks", "kind")
+        self.dtype_transfers("dtype.face.", "Faces of an n³ cube (MPI_Type_create_subarray), "
+                             "2 ranks", "face")
 
     def app_benches(self):
         seen = set()
@@ -627,12 +856,13 @@ class Report:
         if base is not None:
             self.regressions(base)
         self.physical()
-        micro = [t for t in self.order() if not self.is_app(t[0])]
+        micro = [t for t in self.order() if not self.is_app(t[0]) and not self.is_dtype(t[0])]
         if micro:
             o = self.out
             o.append("## Detailed tables\n")
             for t in micro:
                 self.table(*t)
+        self.dtype()
         self.apps()
         if not self.tables:
             self.out.append("No MPI benchmark produced a result.\n")

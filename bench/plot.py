@@ -8,6 +8,8 @@ Writes PNGs into DIR (default: the directory of results.json):
   bandwidth.png    bandwidth vs size, semi-log-x, with single-thread memcpy for reference
   collectives.png  collective time vs ranks (log y), one panel per collective
   apps.png         application speedup over 1 rank vs ranks, with the ideal line
+  dtype.png        bench/dtype.c: pack and unpack MB/s vs vector block size, with memcpy of
+                   the same bytes; column and cube-face ping-pong MB/s
 A plot with nothing to show is not written. Every point is the median over repetitions.
 """
 
@@ -84,7 +86,7 @@ def size_axis(ax):
 
 def plot_latency(data, out):
     s = series(data["results"], lambda g: g["unit"] == "us" and base_name(g["bench"]) in P2P
-               and g["ranks"] == 2 and g["np"] == 2)
+               and g["ranks"] == 2 and g["np"] == 2 and g["program"] != "dtype")
     if not s:
         return
     cl = data["limits"].get("cacheline_ns")
@@ -108,7 +110,8 @@ def plot_latency(data, out):
 
 
 def plot_bandwidth(data, out):
-    s = series(data["results"], lambda g: g["unit"] == "MBps" and g["np"] == 2)
+    s = series(data["results"], lambda g: g["unit"] == "MBps" and g["np"] == 2
+               and g["program"] != "dtype")
     if not s:
         return
     mem = {int(k): v * 1000 for k, v in data["limits"].get("memcpy_GBps", {}).items()}
@@ -198,6 +201,101 @@ def plot_apps(data, out):
     save(fig, os.path.join(out, "apps.png"), "Application speedup (median times)")
 
 
+def dtype_block(bench):
+    """'dtype.pack.vector.double.256B' -> ('double', 256); None for other types."""
+    parts = bench.split(".")
+    if len(parts) != 5 or parts[2] != "vector":
+        return None
+    text = parts[4]
+    try:
+        return parts[3], int(text[:-3]) * 1024 if text.endswith("KiB") else int(text[:-1])
+    except ValueError:
+        return None
+
+
+def no_result(ax, shown):
+    """Legend entries for the implementations with nothing to draw (unsupported, failed)."""
+    for impl, name, color, mark in IMPLS:
+        if impl not in shown:
+            ax.plot([], [], color=color, marker=mark, ls="none", mfc="none",
+                    label=f"{name}: no result")
+
+
+def plot_dtype(data, out):
+    res = [g for g in data["results"] if g["program"] == "dtype" and "median" in g]
+    if not res:
+        return
+    fig, axes = plt.subplots(1, 3, figsize=(16.5, 4.6), squeeze=False)
+    axes = list(axes.flat)
+    for ax, op in zip(axes, ("pack", "unpack")):
+        vec = [g for g in res if g["bench"].startswith(f"dtype.{op}.vector.")
+               and dtype_block(g["bench"])]
+        sizes = sorted({num(g["size"]) for g in vec})
+        if not sizes:
+            ax.set_visible(False)
+            continue
+        size = 1 << 20 if (1 << 20) in sizes else sizes[-1]  # in both QUICK and full runs
+        memcpy, shown = [], set()
+        for elem, ls in (("double", "-"), ("byte", "--")):
+            for impl, name, color, mark in IMPLS:
+                pts = sorted((dtype_block(g["bench"])[1], g["median"]) for g in vec
+                             if g["impl"] == impl and num(g["size"]) == size
+                             and dtype_block(g["bench"])[0] == elem)
+                if pts:
+                    ax.plot(*zip(*pts), marker=mark, color=color, ls=ls, ms=5,
+                            label=f"{name}, MPI_{elem.upper()} blocks")
+                    shown.add(impl)
+            memcpy += [num(e.get("memcpy")) for g in vec if num(g["size"]) == size
+                       for e in g["extra"] if num(e.get("memcpy"))]
+        if memcpy:
+            m = sorted(memcpy)[len(memcpy) // 2]
+            ax.axhline(m, color="gray", ls=":", label=f"memcpy of the same bytes ({m:,.0f})")
+            ax.axhline(m / 2, color="gray", ls="-.", lw=0.8,
+                       label="½ memcpy (target for blocks ≥ 256 B)")
+        no_result(ax, shown)
+        ax.set_xscale("log", base=2)
+        blocks = sorted({dtype_block(g["bench"])[1] for g in vec})
+        ax.set_xticks(blocks)
+        ax.set_xticklabels([f"{b // 1024} KiB" if b >= 1024 else f"{b} B" for b in blocks])
+        ax.set_xlabel("vector block size (stride = 2 blocks)")
+        ax.set_ylabel("MB/s of packed bytes (10^6 B/s; higher is better)")
+        ax.set_ylim(bottom=0)
+        ax.set_title(f"MPI_{op.capitalize()} of a vector, {int(size) >> 20 or int(size) >> 10}"
+                     f" {'MiB' if size >= (1 << 20) else 'KiB'} packed, 1 rank")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    # Transfers: the largest size of each kind, one group of bars per kind.
+    ax = axes[2]
+    kinds = [b for b in ("dtype.column", "dtype.face.x", "dtype.face.y", "dtype.face.z")
+             if any(g["bench"] == b for g in res)]
+    if kinds:
+        width = 0.8 / len(IMPLS)
+        labels, shown = [], set()
+        for k, bench in enumerate(kinds):
+            size = max(num(g["size"]) for g in res if g["bench"] == bench)
+            n = next((e.get("n") for g in res if g["bench"] == bench and num(g["size"]) == size
+                      for e in g["extra"] if e.get("n")), "?")
+            labels.append(f"{bench[6:]}\nn={n}, {int(size) >> 10} KiB")
+            for j, (impl, name, color, _) in enumerate(IMPLS):
+                g = next((g for g in res if g["bench"] == bench and g["impl"] == impl
+                          and num(g["size"]) == size), None)
+                if g and g["median"] > 0:
+                    ax.bar(k + (j - 1) * width, size / g["median"], width, color=color,
+                           label=name if impl not in shown else None)
+                    shown.add(impl)
+        ax.set_xticks(range(len(kinds)))
+        ax.set_xticklabels(labels, fontsize=8)
+        ax.set_yscale("log")
+        ax.set_ylabel("MB/s = bytes / one-way time (log; higher is better)")
+        ax.set_title("Ping-pong of a column / cube face, 2 ranks")
+        ax.grid(True, axis="y", which="both", alpha=0.3)
+        no_result(ax, shown)
+        ax.legend(fontsize=8)
+    else:
+        ax.set_visible(False)
+    save(fig, os.path.join(out, "dtype.png"), "Derived datatypes (median over repetitions)")
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("json")
@@ -206,7 +304,7 @@ def main(argv):
     with open(args.json, encoding="utf-8") as f:
         data = json.load(f)
     out = args.out or os.path.dirname(os.path.abspath(args.json))
-    for fn in (plot_latency, plot_bandwidth, plot_collectives, plot_apps):
+    for fn in (plot_latency, plot_bandwidth, plot_collectives, plot_apps, plot_dtype):
         try:
             fn(data, out)
         except Exception as e:  # one broken plot must not cost the others

@@ -10,6 +10,7 @@
 #   bench/latency.c bench/bandwidth.c   ping-pong and windowed bandwidth, 2 ranks
 #   bench/ring.c        token ring, at every rank count of RANKS
 #   bench/imb.c         the IMB-style set, at every rank count of RANKS
+#   bench/dtype.c       derived datatypes: pack/unpack vs memcpy, column and cube faces, 2 ranks
 #   bench/apps/*.c      applications, at every rank count of APP_RANKS (1 = speedup base)
 #
 # Environment knobs:
@@ -53,6 +54,7 @@ if [ "$QUICK" = 1 ]; then
     BW_ARGS="-i 20 -w 2 -x 1M"
     RING_ARGS="-l 5000 -L 300 -w 20 -T 1"
     IMB_ARGS="-q"
+    DTYPE_ARGS="-q"
     APP_ARGS="-q"
     LIMITS_ARGS="-r 5000"
 else
@@ -65,6 +67,7 @@ else
     BW_ARGS="-i 200 -w 10"
     RING_ARGS="-l 100000 -L 5000 -w 50 -T 5"
     IMB_ARGS=""
+    DTYPE_ARGS=""
     APP_ARGS=""
     LIMITS_ARGS=""
 fi
@@ -131,7 +134,7 @@ impl_launch() {
 # The programs present, as "name source" lines (name = path under bench/ without .c).
 list_programs() {
     local f name
-    for name in latency bandwidth ring imb; do
+    for name in latency bandwidth ring imb dtype; do
         [ -f "$BENCH_DIR/$name.c" ] && echo "$name $BENCH_DIR/$name.c"
     done
     for f in "$BENCH_DIR"/apps/*.c; do
@@ -175,9 +178,11 @@ EOF
         return 1
     fi
     meta "status_$impl" "ok"
-    if [ "$impl" = ferry ] && [ -x "$bin/latency" ]; then
+    local probe
+    probe=$(find "$bin" -type f -perm -u+x 2>/dev/null | sort | head -n 1)
+    if [ "$impl" = ferry ] && [ -n "$probe" ]; then
         # The MPICH ABI soname: make sure Ferry's library is the one picked up.
-        meta "ferry_libmpi" "$(LD_LIBRARY_PATH="$BUILD/lib" ldd "$bin/latency" 2>/dev/null |
+        meta "ferry_libmpi" "$(LD_LIBRARY_PATH="$BUILD/lib" ldd "$probe" 2>/dev/null |
             awk '/libmpi/ { print $1 " => " $3 }' | tr '\n' ' ')"
     fi
     return 0
@@ -253,10 +258,10 @@ run_one() { # impl program np rep args...
     if [ "$status" = timeout ]; then
         printf 'TIMEOUT (>%s s), see %s\n' "$TIMEOUT" "${log#"$ROOT"/}" >&2
         TIMED_OUT="$TIMED_OUT $impl:$prog$tag:$np"
+    elif [ "$nfail" != 0 ]; then # before the exit status: such programs exit 1
+        printf '%s s, %s VERIFICATION FAILED, see %s\n' "$wall" "$nfail" "${log#"$ROOT"/}" >&2
     elif [ "$parsed" != 0 ]; then
         printf 'FAILED (exit %s, no result), see %s\n' "$rc" "${log#"$ROOT"/}" >&2
-    elif [ "$nfail" != 0 ]; then
-        printf '%s s, %s VERIFICATION FAILED, see %s\n' "$wall" "$nfail" "${log#"$ROOT"/}" >&2
     else
         printf 'ok (%s s)\n' "$wall" >&2
     fi
@@ -372,6 +377,7 @@ while read -r name src; do
     bandwidth) add_plan bandwidth 2 "$BW_ARGS" ;;
     ring) for np in $RANKS; do add_plan ring "$np" "$RING_ARGS"; done ;;
     imb) for np in $RANKS; do add_plan imb "$np" "$IMB_ARGS"; done ;;
+    dtype) add_plan dtype 2 "$DTYPE_ARGS" ;;
     apps/gauss) for np in $APP_RANKS; do for part in $GAUSS_P; do
                     add_plan "$name" "$np" "$APP_ARGS -p $part"; done; done ;;
     apps/*) for np in $APP_RANKS; do add_plan "$name" "$np" "$APP_ARGS"; done ;;
@@ -416,6 +422,12 @@ $PLAN
 EOF
 done
 trap - INT TERM
+# Without latency (ONLY=...), the library strings come from the programs' own '# MPI library:' line.
+for impl in $ACTIVE; do
+    grep -q "^library_$impl=" "$META" && continue
+    lib=$(cat "$OUT/logs/$impl"-*.log 2>/dev/null | sed -n 's/^# MPI library: //p' | head -n 1)
+    [ -n "$lib" ] && meta "library_$impl" "$lib"
+done
 meta load_end "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 meta wall_s "$(($(date +%s) - START))"
 meta budget "$BUDGET"
