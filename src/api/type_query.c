@@ -35,7 +35,7 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
     MPI_Count n = 0;
     int rc = type_size("MPI_Type_size", datatype, &n);
     if (rc == MPI_SUCCESS)
-        *size = (int)n;
+        *size = n > 0x7fffffff ? MPI_UNDEFINED : (int)n;
     return rc;
 }
 
@@ -192,7 +192,7 @@ static int envelope(const char *fn, MPI_Datatype datatype, MPI_Count *ni, MPI_Co
         rc = fy_err_set(MPI_ERR_ARG, "%s: an output argument is NULL", fn);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (d->predefined) {
+    if (d->predefined && d->def.combiner == 0) {
         *ni = *na = *nt = 0;
         if (nc)
             *nc = 0;
@@ -346,4 +346,98 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
     return fy_err_raise_comm(
         MPI_COMM_SELF, fy_err_set(MPI_ERR_ARG, "%s: no predefined type of class %d has size %d", fn,
                                   typeclass, size));
+}
+
+/* ---- Fortran 90 parameterised types ----
+ * Each (kind of request, p, r) gets one type, made on first use and kept to the end: they are
+ * predefined in the standard's sense (never freed by the user), yet MPI_Type_get_envelope must
+ * report MPI_COMBINER_F90_* with the p and r asked for. */
+typedef struct {
+    int combiner, p, r;
+    fy_dtype_t *t;
+} f90_t;
+static f90_t f90_cache[32];
+static int f90_n;
+
+static int f90(const char *fn, int combiner, int p, int r, MPI_Datatype base, MPI_Datatype *newtype)
+{
+    int rc = fy_api_check_init(fn);
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(MPI_COMM_SELF, rc);
+    if (base == MPI_DATATYPE_NULL)
+        return fy_err_raise_comm(MPI_COMM_SELF,
+                                 fy_err_set(MPI_ERR_ARG,
+                                            "%s: no predefined type has precision %d and range %d",
+                                            fn, p, r));
+    fy_lock();
+    for (int i = 0; i < f90_n; i++)
+        if (f90_cache[i].combiner == combiner && f90_cache[i].p == p && f90_cache[i].r == r) {
+            *newtype = f90_cache[i].t->handle;
+            fy_unlock();
+            return MPI_SUCCESS;
+        }
+    fy_dtype_t *t = NULL;
+    int ints[2] = {p, r};
+    rc = f90_n < 32 ? fy_dtype_dup(fy_dtype_get(base), &t)
+                    : fy_err_set(MPI_ERR_INTERN, "%s: too many Fortran 90 types", fn);
+    if (rc == MPI_SUCCESS)
+        rc = fy_dtype_set_def(t, combiner, combiner == MPI_COMBINER_F90_INTEGER ? 1 : 2,
+                              combiner == MPI_COMBINER_F90_INTEGER ? &ints[1] : ints, 0, NULL, 0,
+                              NULL, 0, NULL);
+    if (rc == MPI_SUCCESS)
+        rc = fy_dtype_commit(t);
+    if (rc == MPI_SUCCESS)
+        rc = fy_dtype_register(t);
+    if (rc == MPI_SUCCESS) {
+        strcpy(t->namebuf, fy_dtype_get(base)->name);
+        t->predefined = true;
+        f90_cache[f90_n++] = (f90_t){combiner, p, r, t};
+        *newtype = t->handle;
+    } else if (t) {
+        fy_dtype_release(t);
+    }
+    fy_unlock();
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
+}
+
+/* The kinds gfortran has on this ABI: 4-, 8- and 16-byte reals; 1- to 8-byte integers. */
+static MPI_Datatype real_for(int p, int r, MPI_Datatype r4, MPI_Datatype r8, MPI_Datatype r16)
+{
+    if (p == MPI_UNDEFINED)
+        p = 0;
+    if (r == MPI_UNDEFINED)
+        r = 0;
+    if (p < 0 || r < 0)
+        return MPI_DATATYPE_NULL;
+    if (p <= 6 && r <= 37)
+        return r4;
+    if (p <= 15 && r <= 307)
+        return r8;
+    if (p <= 33 && r <= 4931)
+        return r16;
+    return MPI_DATATYPE_NULL;
+}
+
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+{
+    return f90("MPI_Type_create_f90_real", MPI_COMBINER_F90_REAL, p, r,
+               real_for(p, r, MPI_REAL4, MPI_REAL8, MPI_REAL16), newtype);
+}
+
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+{
+    return f90("MPI_Type_create_f90_complex", MPI_COMBINER_F90_COMPLEX, p, r,
+               real_for(p, r, MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32), newtype);
+}
+
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
+{
+    MPI_Datatype base = r < 0     ? MPI_DATATYPE_NULL
+                        : r <= 2  ? MPI_INTEGER1
+                        : r <= 4  ? MPI_INTEGER2
+                        : r <= 9  ? MPI_INTEGER4
+                        : r <= 18 ? MPI_INTEGER8
+                                  : MPI_DATATYPE_NULL;
+    return f90("MPI_Type_create_f90_integer", MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, base,
+               newtype);
 }

@@ -108,6 +108,7 @@ int fy_bsend_start(fy_req_t *user)
     int handle = r->handle;
     *r = *user;
     r->handle = handle;
+    fy_dtype_ref(r->dt); /* each request releases its own reference when freed */
     r->persistent = false;
     r->internal = true;
     r->packed = buf_base + off;
