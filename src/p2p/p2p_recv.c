@@ -30,24 +30,29 @@ static inline void land(fy_req_t *r, size_t off, const void *src, size_t n)
         fy_dtype_unpack_range(r->dt, r->buf, r->count, off, src, n);
 }
 
-/* Where a single remote read lands: the user buffer, or a staging copy for non-contiguous
- * types (unpacked at completion). NULL when out of memory. */
-static void *read_target(fy_req_t *r)
+/* A remote read of n bytes into the user's buffer. A non-contiguous type reads through a
+ * bounce buffer small enough to stay in cache, unpacking each piece as it comes, so a large
+ * message costs no allocation and no cold staging copy. */
+enum { BOUNCE = 256 * 1024 };
+static int remote_read(fy_peer_t *p, int src, uint64_t addr, fy_req_t *r, size_t n)
 {
     if (r->dt->contig)
-        return (char *)r->buf + r->dt->lb;
-    if (!r->packed && r->bytes)
-        r->packed = malloc(r->bytes);
-    return r->packed;
+        return p->ops->get(src, addr, (char *)r->buf + r->dt->lb, n);
+    static unsigned char *bounce;
+    if (!bounce && !(bounce = malloc(BOUNCE)))
+        return FY_XPORT_NOTSUP; /* streaming needs no buffer */
+    for (size_t off = 0; off < n; off += BOUNCE) {
+        size_t k = n - off < BOUNCE ? n - off : BOUNCE;
+        int rc = p->ops->get(src, addr + off, bounce, k);
+        if (rc != 0)
+            return rc;
+        fy_dtype_unpack_range(r->dt, r->buf, r->count, off, bounce, k);
+    }
+    return 0;
 }
 
 static void recv_finish(fy_req_t *r, size_t got)
 {
-    if (r->packed) {
-        fy_dtype_unpack(r->dt, r->packed, got, r->buf);
-        free(r->packed);
-        r->packed = NULL;
-    }
     r->status.count_lo = (int)(got & 0xffffffffu);
     r->status.count_hi_and_cancelled = (int)((got >> 32) & 0x7fffffff);
     fy_req_complete(r);
@@ -88,9 +93,7 @@ static void deliver_matched(fy_req_t *r, const fy_hdr_t *h, const void *payload)
     if (n == 0) {
         rc = 0;
     } else if (!(h->flags & FY_MSGF_STREAM) && (!fy_rndv_stream || p->ops == &fy_xport_self)) {
-        void *to = read_target(r);
-        if (to)
-            rc = p->ops->get(h->world_src, h->addr, to, n);
+        rc = remote_read(p, h->world_src, h->addr, r, n);
     }
     if (rc == 0) {
         fy_hdr_t fin = {.kind = FY_MSG_FIN, .sreq = h->sreq, .world_src = fy_rt.rank};
