@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fy_api.h"
+#include "fy_attr.h"
 
 /* What a constructor was given, as Type_get_contents will return it. */
 typedef struct {
@@ -516,6 +517,11 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
             rc = finish(t, &a, newtype);
         else
             fy_dtype_release(t);
+        if (rc == MPI_SUCCESS) { /* attributes follow their copy callbacks */
+            fy_lock();
+            rc = fy_attrs_dup(fn, &old->attrs, oldtype, &t->attrs);
+            fy_unlock();
+        }
     }
     return rc == MPI_SUCCESS ? rc : raise_type(rc);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fy_api.h"
+#include "fy_attr.h"
 
 /* Size and bounds, shared by the int, _x and _c forms (MPI_Aint and MPI_Count are the same
  * type in this ABI). */
@@ -142,10 +143,13 @@ int PMPI_Type_free(MPI_Datatype *datatype)
         rc = fy_err_set(MPI_ERR_TYPE, "%s: cannot free the predefined datatype %s", fn, d->name);
     if (rc != MPI_SUCCESS)
         return fy_err_raise_comm(MPI_COMM_SELF, rc);
-    /* Requests and types built from it keep their own references. */
+    /* Delete callbacks run now; requests and types built from it keep their own references. */
     fy_lock();
+    rc = fy_attrs_delete_all(&d->attrs, d->handle);
     fy_dtype_free_handle(d);
     fy_unlock();
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(MPI_COMM_SELF, rc);
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;
 }

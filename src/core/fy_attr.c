@@ -4,11 +4,14 @@
 #include "fy_err.h"
 #include "fy_handle.h"
 
+/* Copy and delete callbacks of every object kind have the same shape (the handles are ints in
+ * this ABI), so one table serves communicators and datatypes; `kind` keeps them apart. */
 typedef struct {
     MPI_Comm_copy_attr_function *copy;
     MPI_Comm_delete_attr_function *del;
     void *extra;
     int refs; /* the user's handle plus one per attribute using it */
+    fy_attr_kind_t kind;
 } keyval_t;
 
 static keyval_t *keyvals;
@@ -34,8 +37,8 @@ int fy_keyval_valid(int keyval)
     return kv_get(keyval) != NULL;
 }
 
-int fy_keyval_create(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
-                     void *extra, int *keyval_p)
+int fy_keyval_create_kind(fy_attr_kind_t kind, MPI_Comm_copy_attr_function *copy,
+                          MPI_Comm_delete_attr_function *del, void *extra, int *keyval_p)
 {
     if (nkeyvals == capkeyvals) {
         int ncap = capkeyvals ? capkeyvals * 2 : 16;
@@ -45,10 +48,16 @@ int fy_keyval_create(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_fun
         keyvals = n;
         capkeyvals = ncap;
     }
-    keyvals[nkeyvals] = (keyval_t){copy, del, extra, 1};
+    keyvals[nkeyvals] = (keyval_t){copy, del, extra, 1, kind};
     *keyval_p = fy_handle_make(FY_HKIND_DIRECT, FY_HCLASS_KEYVAL, (unsigned)nkeyvals);
     nkeyvals++;
     return MPI_SUCCESS;
+}
+
+int fy_keyval_create(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
+                     void *extra, int *keyval_p)
+{
+    return fy_keyval_create_kind(FY_ATTR_COMM, copy, del, extra, keyval_p);
 }
 
 int fy_keyval_free(int keyval)
@@ -60,19 +69,19 @@ int fy_keyval_free(int keyval)
     return MPI_SUCCESS;
 }
 
-static fy_attr_t **find(fy_comm_t *c, int keyval)
+static fy_attr_t **find(void **list, int keyval)
 {
-    fy_attr_t **p = (fy_attr_t **)&c->attrs;
+    fy_attr_t **p = (fy_attr_t **)list;
     while (*p && (*p)->keyval != keyval)
         p = &(*p)->next;
     return p;
 }
 
-static int call_delete(fy_comm_t *c, fy_attr_t *a)
+static int call_delete(int obj, fy_attr_t *a)
 {
     keyval_t *k = &keyvals[fy_handle_index(a->keyval)];
     if (k->del) {
-        int rc = k->del(c->handle, a->keyval, a->value, k->extra);
+        int rc = k->del(obj, a->keyval, a->value, k->extra);
         if (rc != MPI_SUCCESS)
             return fy_err_set(rc & 0xff, "attribute delete callback for keyval 0x%x returned %d",
                               (unsigned)a->keyval, rc);
@@ -80,15 +89,29 @@ static int call_delete(fy_comm_t *c, fy_attr_t *a)
     return MPI_SUCCESS;
 }
 
-int fy_attr_set(fy_comm_t *c, int keyval, void *value)
+static keyval_t *kv_of_kind(const char *fn, int keyval, fy_attr_kind_t kind)
 {
     keyval_t *k = kv_get(keyval);
+    if (!k) {
+        fy_err_set(MPI_ERR_KEYVAL, "%s: invalid keyval 0x%x", fn, (unsigned)keyval);
+        return NULL;
+    }
+    if (k->kind != kind) {
+        fy_err_set(MPI_ERR_KEYVAL, "%s: keyval 0x%x was made for another kind of object", fn,
+                   (unsigned)keyval);
+        return NULL;
+    }
+    return k;
+}
+
+int fy_attrs_set(const char *fn, fy_attr_kind_t kind, void **list, int obj, int keyval, void *value)
+{
+    keyval_t *k = kv_of_kind(fn, keyval, kind);
     if (!k)
-        return fy_err_set(MPI_ERR_KEYVAL, "MPI_Comm_set_attr: invalid keyval 0x%x",
-                          (unsigned)keyval);
-    fy_attr_t **p = find(c, keyval);
+        return MPI_ERR_KEYVAL;
+    fy_attr_t **p = find(list, keyval);
     if (*p) { /* replacing runs the delete callback on the old value */
-        int rc = call_delete(c, *p);
+        int rc = call_delete(obj, *p);
         if (rc != MPI_SUCCESS)
             return rc;
         (*p)->value = value;
@@ -96,35 +119,34 @@ int fy_attr_set(fy_comm_t *c, int keyval, void *value)
     }
     fy_attr_t *a = malloc(sizeof *a);
     if (!a)
-        return fy_err_set(MPI_ERR_NO_MEM, "MPI_Comm_set_attr: out of memory");
+        return fy_err_set(MPI_ERR_NO_MEM, "%s: out of memory", fn);
     *a = (fy_attr_t){keyval, value, NULL};
     *p = a;
     k->refs++;
     return MPI_SUCCESS;
 }
 
-int fy_attr_get(fy_comm_t *c, int keyval, void **value, int *found)
+int fy_attrs_get(const char *fn, fy_attr_kind_t kind, void **list, int keyval, void **value,
+                 int *found)
 {
-    if (!kv_get(keyval))
-        return fy_err_set(MPI_ERR_KEYVAL, "MPI_Comm_get_attr: invalid keyval 0x%x",
-                          (unsigned)keyval);
-    fy_attr_t *a = *find(c, keyval);
+    if (!kv_of_kind(fn, keyval, kind))
+        return MPI_ERR_KEYVAL;
+    fy_attr_t *a = *find(list, keyval);
     *found = a != NULL;
     if (a)
         *value = a->value;
     return MPI_SUCCESS;
 }
 
-int fy_attr_delete(fy_comm_t *c, int keyval)
+int fy_attrs_delete(const char *fn, fy_attr_kind_t kind, void **list, int obj, int keyval)
 {
-    if (!kv_get(keyval))
-        return fy_err_set(MPI_ERR_KEYVAL, "MPI_Comm_delete_attr: invalid keyval 0x%x",
-                          (unsigned)keyval);
-    fy_attr_t **p = find(c, keyval);
+    if (!kv_of_kind(fn, keyval, kind))
+        return MPI_ERR_KEYVAL;
+    fy_attr_t **p = find(list, keyval);
     if (!*p)
-        return fy_err_set(MPI_ERR_KEYVAL, "MPI_Comm_delete_attr: keyval 0x%x is not set on %s",
-                          (unsigned)keyval, c->name[0] ? c->name : "this communicator");
-    int rc = call_delete(c, *p);
+        return fy_err_set(MPI_ERR_KEYVAL, "%s: keyval 0x%x is not set on this object", fn,
+                          (unsigned)keyval);
+    int rc = call_delete(obj, *p);
     if (rc != MPI_SUCCESS)
         return rc;
     fy_attr_t *a = *p;
@@ -134,32 +156,32 @@ int fy_attr_delete(fy_comm_t *c, int keyval)
     return MPI_SUCCESS;
 }
 
-int fy_attr_dup(fy_comm_t *from, fy_comm_t *to)
+int fy_attrs_dup(const char *fn, void **from, int from_obj, void **to)
 {
-    to->attrs = NULL;
-    for (fy_attr_t *a = from->attrs; a; a = a->next) {
+    *to = NULL;
+    for (fy_attr_t *a = *from; a; a = a->next) {
         keyval_t *k = &keyvals[fy_handle_index(a->keyval)];
         if (!k->copy)
             continue;
         void *out = NULL;
         int flag = 0;
-        int rc = k->copy(from->handle, a->keyval, k->extra, a->value, &out, &flag);
+        int rc = k->copy(from_obj, a->keyval, k->extra, a->value, &out, &flag);
         if (rc != MPI_SUCCESS)
-            return fy_err_set(rc & 0xff, "MPI_Comm_dup: attribute copy callback returned %d", rc);
-        if (flag && (rc = fy_attr_set(to, a->keyval, out)) != MPI_SUCCESS)
+            return fy_err_set(rc & 0xff, "%s: attribute copy callback returned %d", fn, rc);
+        if (flag && (rc = fy_attrs_set(fn, k->kind, to, 0, a->keyval, out)) != MPI_SUCCESS)
             return rc;
     }
     return MPI_SUCCESS;
 }
 
-int fy_attr_delete_all(fy_comm_t *c)
+int fy_attrs_delete_all(void **list, int obj)
 {
     int rc = MPI_SUCCESS;
-    while (c->attrs) { /* newest first: find the last one each time (lists are short) */
-        fy_attr_t **p = (fy_attr_t **)&c->attrs;
+    while (*list) { /* newest first: find the last one each time (lists are short) */
+        fy_attr_t **p = (fy_attr_t **)list;
         while ((*p)->next)
             p = &(*p)->next;
-        int r = call_delete(c, *p);
+        int r = call_delete(obj, *p);
         if (r != MPI_SUCCESS && rc == MPI_SUCCESS)
             rc = r;
         kv_unref((*p)->keyval);
@@ -167,6 +189,31 @@ int fy_attr_delete_all(fy_comm_t *c)
         *p = NULL;
     }
     return rc;
+}
+
+int fy_attr_set(fy_comm_t *c, int keyval, void *value)
+{
+    return fy_attrs_set("MPI_Comm_set_attr", FY_ATTR_COMM, &c->attrs, c->handle, keyval, value);
+}
+
+int fy_attr_get(fy_comm_t *c, int keyval, void **value, int *found)
+{
+    return fy_attrs_get("MPI_Comm_get_attr", FY_ATTR_COMM, &c->attrs, keyval, value, found);
+}
+
+int fy_attr_delete(fy_comm_t *c, int keyval)
+{
+    return fy_attrs_delete("MPI_Comm_delete_attr", FY_ATTR_COMM, &c->attrs, c->handle, keyval);
+}
+
+int fy_attr_dup(fy_comm_t *from, fy_comm_t *to)
+{
+    return fy_attrs_dup("MPI_Comm_dup", &from->attrs, from->handle, &to->attrs);
+}
+
+int fy_attr_delete_all(fy_comm_t *c)
+{
+    return fy_attrs_delete_all(&c->attrs, c->handle);
 }
 
 void fy_keyval_fini(void)

@@ -1,5 +1,5 @@
-/* Attribute keys (keyvals) and the attributes hung on communicators. Keyvals made by the user
- * carry copy and delete callbacks, run at MPI_Comm_dup and at free/delete. */
+/* Attribute keys (keyvals) and the attributes hung on communicators and datatypes. Keyvals made by
+ * the user carry copy and delete callbacks, run at MPI_Comm_dup and at free/delete. */
 #ifndef FY_ATTR_H
 #define FY_ATTR_H
 
@@ -10,6 +10,21 @@ typedef struct fy_attr {
     void *value;
     struct fy_attr *next; /* in order of setting */
 } fy_attr_t;
+
+/* Keyvals belong to one kind of object. */
+typedef enum { FY_ATTR_COMM = 1, FY_ATTR_TYPE } fy_attr_kind_t;
+
+/* Attribute lists of any object: `list` is the object's list head, `obj` its handle (passed to
+ * the callbacks), `fn` the MPI call for messages. */
+int fy_attrs_set(const char *fn, fy_attr_kind_t kind, void **list, int obj, int keyval,
+                 void *value);
+int fy_attrs_get(const char *fn, fy_attr_kind_t kind, void **list, int keyval, void **value,
+                 int *found);
+int fy_attrs_delete(const char *fn, fy_attr_kind_t kind, void **list, int obj, int keyval);
+int fy_attrs_dup(const char *fn, void **from, int from_obj, void **to);
+int fy_attrs_delete_all(void **list, int obj);
+int fy_keyval_create_kind(fy_attr_kind_t kind, MPI_Comm_copy_attr_function *copy,
+                          MPI_Comm_delete_attr_function *del, void *extra, int *keyval_p);
 
 int fy_keyval_create(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
                      void *extra, int *keyval_p);
