@@ -1,4 +1,5 @@
-/* The collectives of this release; argument checks here, algorithms in src/coll. */
+/* Barrier, Bcast and the reductions (Reduce, Allreduce, Scan, Exscan); argument checks here,
+ * algorithms in src/coll. */
 #include "fy_coll.h"
 #include "fy_op.h"
 #include "p2p_start.h"
@@ -91,6 +92,27 @@ static int allreduce(const char *fn, const void *sendbuf, void *recvbuf, MPI_Cou
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
 }
 
+static int scan(const char *fn, const void *sendbuf, void *recvbuf, MPI_Count count,
+                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, bool exclusive)
+{
+    fy_comm_t *c;
+    const fy_dtype_t *d;
+    int rc = coll_args(fn, sendbuf, count, datatype, comm, &c, &d);
+    if (rc == MPI_SUCCESS && (!exclusive || c->rank > 0))
+        rc = fy_api_buf(fn, recvbuf, count, d);
+    if (rc == MPI_SUCCESS)
+        rc = fy_op_check(fn, op, d);
+    if (rc == MPI_SUCCESS && count == 0)
+        return MPI_SUCCESS;
+    if (rc == MPI_SUCCESS) {
+        fy_lock();
+        rc = fy_scan(sendbuf, recvbuf, count, d, op, exclusive, c);
+        fy_coll_scratch_done();
+        fy_unlock();
+    }
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}
+
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     return bcast("MPI_Bcast", buffer, count, datatype, root, comm);
@@ -123,4 +145,28 @@ int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
                      MPI_Op op, MPI_Comm comm)
 {
     return allreduce("MPI_Allreduce_c", sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm)
+{
+    return scan("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, false);
+}
+
+int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                MPI_Op op, MPI_Comm comm)
+{
+    return scan("MPI_Scan_c", sendbuf, recvbuf, count, datatype, op, comm, false);
+}
+
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm)
+{
+    return scan("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, true);
+}
+
+int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm)
+{
+    return scan("MPI_Exscan_c", sendbuf, recvbuf, count, datatype, op, comm, true);
 }

@@ -1,7 +1,11 @@
 /* Allreduce by recursive doubling: log2 p exchanges of the whole vector, each followed by a
  * local reduction. With p not a power of two, the first 2r ranks (r = p - 2^k) pair up and
  * fold into r ranks before the exchanges and get the result back after them. Latency-optimal
- * for short vectors; the collectives issue adds Rabenseifner and ring for long ones. */
+ * for short vectors; the collectives issue adds Rabenseifner and ring for long ones.
+ *
+ * Every rank's vector covers a run of consecutive ranks (the fold joins ranks 2i and 2i+1, and
+ * the new numbering keeps rank order), and each exchange joins two neighbouring runs, so a
+ * non-commutative operator is applied in rank order by putting the lower run on the left. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,12 +17,11 @@ int fy_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t 
                  fy_comm_t *c)
 {
     int p = c->size, me = c->rank;
-    size_t span = (size_t)dt->extent * (size_t)count;
-    if (sbuf != rbuf)
-        memcpy(rbuf, sbuf, span);
+    bool commute = fy_op_commutes(op);
+    fy_op_copy(dt, sbuf, rbuf, count);
     if (p == 1)
         return MPI_SUCCESS;
-    char *tmp = fy_coll_scratch(0, span ? span : 1);
+    char *acc = rbuf, *tmp = fy_coll_scratch_typed(0, dt, count, 1, NULL);
     if (!tmp)
         return MPI_ERR_NO_MEM;
     int pof2 = 1;
@@ -31,7 +34,7 @@ int fy_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t 
             newrank = -1;
         } else {
             rc = fy_coll_recv(tmp, count, dt, me - 1, FY_TAG_ALLREDUCE, c);
-            fy_op_apply(op, dt, tmp, rbuf, count);
+            fy_op_apply(op, dt, tmp, acc, count); /* the lower rank's on the left */
             newrank = me / 2;
         }
     } else {
@@ -41,16 +44,26 @@ int fy_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t 
         for (int mask = 1; mask < pof2 && rc == MPI_SUCCESS; mask <<= 1) {
             int pn = newrank ^ mask;
             int partner = pn < rem ? pn * 2 + 1 : pn + rem;
-            rc = fy_coll_sendrecv(rbuf, count, dt, partner, tmp, count, dt, partner,
+            rc = fy_coll_sendrecv(acc, count, dt, partner, tmp, count, dt, partner,
                                   FY_TAG_ALLREDUCE, c);
-            if (rc == MPI_SUCCESS)
-                fy_op_apply(op, dt, tmp, rbuf, count);
+            if (rc != MPI_SUCCESS)
+                break;
+            if (commute || pn < newrank) {
+                fy_op_apply(op, dt, tmp, acc, count);
+            } else { /* ours is the lower run: tmp = acc o tmp becomes the accumulator */
+                fy_op_apply(op, dt, acc, tmp, count);
+                char *t = acc;
+                acc = tmp;
+                tmp = t;
+            }
         }
     if (rc == MPI_SUCCESS && me < 2 * rem) {
         if (me % 2)
-            rc = fy_coll_send(rbuf, count, dt, me - 1, FY_TAG_ALLREDUCE, c);
+            rc = fy_coll_send(acc, count, dt, me - 1, FY_TAG_ALLREDUCE, c);
         else
             rc = fy_coll_recv(rbuf, count, dt, me + 1, FY_TAG_ALLREDUCE, c);
     }
+    if (rc == MPI_SUCCESS && acc != rbuf && newrank >= 0)
+        fy_op_copy(dt, acc, rbuf, count);
     return rc;
 }

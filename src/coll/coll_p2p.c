@@ -4,6 +4,7 @@
 
 #include "fy_coll.h"
 #include "fy_err.h"
+#include "fy_op.h"
 #include "fy_p2p.h"
 #include "fy_request.h"
 #include "fy_runtime.h"
@@ -132,6 +133,16 @@ void *fy_coll_scratch(int slot, size_t bytes)
             fy_err_set(MPI_ERR_NO_MEM, "collective: out of memory for %zu bytes of scratch", bytes);
     }
     return scratch[slot];
+}
+
+char *fy_coll_scratch_typed(int slot, const fy_dtype_t *dt, MPI_Aint count, int n, size_t *stride_p)
+{
+    size_t origin, span = fy_op_span(dt, count, &origin);
+    span = (span + 63) & ~(size_t)63; /* keep each vector as aligned as the first */
+    char *p = fy_coll_scratch(slot, span * (size_t)n);
+    if (stride_p)
+        *stride_p = span;
+    return p ? p + origin : NULL;
 }
 
 void fy_coll_scratch_done(void)

@@ -14,6 +14,10 @@ int fy_reduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt
               int root, fy_comm_t *c);
 int fy_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt, MPI_Op op,
                  fy_comm_t *c);
+/* Inclusive (exclusive = false) or exclusive prefix reduction; sbuf == MPI_IN_PLACE takes the
+ * input from rbuf. The exclusive form leaves rank 0's rbuf untouched. */
+int fy_scan(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt, MPI_Op op,
+            bool exclusive, fy_comm_t *c);
 
 /* Point-to-point inside collectives: blocking, on the collective context. */
 int fy_coll_send(const void *buf, MPI_Aint count, const fy_dtype_t *dt, int peer, int tag,
@@ -34,6 +38,11 @@ int fy_coll_waitall(struct fy_req **reqs, int n);
  * that used scratch calls fy_coll_scratch_done before returning (it frees the per-call
  * buffers of MPI_THREAD_MULTIPLE and does nothing otherwise). */
 void *fy_coll_scratch(int slot, size_t bytes);
+/* Scratch for `n` vectors of `count` elements of dt, each in dt's own layout (its true extent,
+ * so derived types with holes or a nonzero lower bound fit): returns the origin of vector 0;
+ * vector i starts *stride_p bytes further (stride_p may be NULL when n is 1). */
+char *fy_coll_scratch_typed(int slot, const fy_dtype_t *dt, MPI_Aint count, int n,
+                            size_t *stride_p);
 void fy_coll_scratch_done(void);
 void fy_coll_fini(void);
 /* A rank's own contribution copied between two typed buffers (MPI_ERR_TRUNCATE if too big). */
@@ -69,6 +78,7 @@ enum {
     FY_TAG_ALLGATHER,
     FY_TAG_ALLTOALL,
     FY_TAG_REDUCE_SCATTER,
+    FY_TAG_SCAN,
 };
 
 /* Count and displacement of block i (the v-forms' arrays, or the uniform defaults). */

@@ -1,6 +1,11 @@
-/* Reduce along a binomial tree towards root: ceil(log2 p) steps, each a whole-vector message
- * and one local reduction. Operators here are the predefined, commutative ones, so partial
- * results may combine in tree order. */
+/* Reduce along a binomial tree: ceil(log2 p) steps, each a whole-vector message and one local
+ * reduction.
+ *   commutative operators: the tree is rooted at `root` (ranks relative to it), so partial
+ *     results combine in tree order, which they may;
+ *   other operators: the tree is rooted at rank 0 over the natural rank order, so every partial
+ *     result covers a run of consecutive ranks and is combined with its neighbour run in rank
+ *     order; rank 0 then sends the result to the root (one more message when root != 0).
+ * Temporary vectors have the datatype's own layout (its true extent), so derived types work. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,29 +13,85 @@
 #include "fy_err.h"
 #include "fy_op.h"
 
+static int reduce_tree(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt,
+                       MPI_Op op, int root, fy_comm_t *c)
+{
+    int p = c->size, rel = (c->rank - root + p) % p;
+    const char *cur = sbuf; /* this rank's partial result */
+    char *acc = NULL, *tmp = NULL;
+    int rc = MPI_SUCCESS;
+    for (int mask = 1; mask < p; mask <<= 1) {
+        if (rel & mask) { /* a leaf sends its input as it is */
+            rc = fy_coll_send(cur, count, dt, (rel - mask + root) % p, FY_TAG_REDUCE, c);
+            break;
+        }
+        if (rel + mask >= p)
+            continue;
+        if (!tmp) {
+            tmp = fy_coll_scratch_typed(0, dt, count, 1, NULL);
+            acc = rel == 0 ? rbuf : fy_coll_scratch_typed(1, dt, count, 1, NULL);
+            if (!tmp || !acc)
+                return MPI_ERR_NO_MEM;
+            fy_op_copy(dt, sbuf, acc, count);
+            cur = acc;
+        }
+        rc = fy_coll_recv(tmp, count, dt, (rel + mask + root) % p, FY_TAG_REDUCE, c);
+        if (rc != MPI_SUCCESS)
+            break;
+        fy_op_apply(op, dt, tmp, acc, count);
+    }
+    if (rc == MPI_SUCCESS && rel == 0)
+        fy_op_copy(dt, cur, rbuf, count); /* p == 1: the input is the result */
+    return rc;
+}
+
+static int reduce_ordered(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt,
+                          MPI_Op op, int root, fy_comm_t *c)
+{
+    int p = c->size, me = c->rank;
+    const char *cur = sbuf; /* the result over ranks me .. me + (run length) - 1 */
+    char *acc = NULL, *tmp = NULL;
+    int rc = MPI_SUCCESS;
+    for (int mask = 1; mask < p; mask <<= 1) {
+        if (me & mask) {
+            rc = fy_coll_send(cur, count, dt, me - mask, FY_TAG_REDUCE, c);
+            break;
+        }
+        if (me + mask >= p)
+            continue;
+        if (!tmp) {
+            tmp = fy_coll_scratch_typed(0, dt, count, 1, NULL);
+            acc = fy_coll_scratch_typed(1, dt, count, 1, NULL);
+            if (!tmp || !acc)
+                return MPI_ERR_NO_MEM;
+            fy_op_copy(dt, sbuf, acc, count);
+            cur = acc;
+        }
+        rc = fy_coll_recv(tmp, count, dt, me + mask, FY_TAG_REDUCE, c);
+        if (rc != MPI_SUCCESS)
+            break;
+        /* ours covers the lower ranks: tmp = acc o tmp, which becomes the accumulator */
+        fy_op_apply(op, dt, acc, tmp, count);
+        char *t = acc;
+        acc = tmp;
+        tmp = t;
+        cur = acc;
+    }
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (me == 0 && root != 0)
+        return fy_coll_send(cur, count, dt, root, FY_TAG_REDUCE, c);
+    if (me == root && root != 0)
+        return fy_coll_recv(rbuf, count, dt, 0, FY_TAG_REDUCE, c);
+    if (me == root)
+        fy_op_copy(dt, cur, rbuf, count);
+    return MPI_SUCCESS;
+}
+
 int fy_reduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt, MPI_Op op,
               int root, fy_comm_t *c)
 {
-    int p = c->size, rel = (c->rank - root + p) % p;
-    size_t span = (size_t)dt->extent * (size_t)count;
-    char *acc = c->rank == root ? rbuf : fy_coll_scratch(1, span ? span : 1);
-    char *tmp = fy_coll_scratch(0, span ? span : 1);
-    int rc = MPI_SUCCESS;
-    if (!acc || !tmp)
-        return MPI_ERR_NO_MEM;
-    if (acc != sbuf)
-        memcpy(acc, sbuf, span);
-    for (int mask = 1; mask < p; mask <<= 1) {
-        if (rel & mask) {
-            rc = fy_coll_send(acc, count, dt, (rel - mask + root) % p, FY_TAG_REDUCE, c);
-            break;
-        }
-        if (rel + mask < p) {
-            rc = fy_coll_recv(tmp, count, dt, (rel + mask + root) % p, FY_TAG_REDUCE, c);
-            if (rc != MPI_SUCCESS)
-                break;
-            fy_op_apply(op, dt, tmp, acc, count);
-        }
-    }
-    return rc;
+    if (fy_op_commutes(op))
+        return reduce_tree(sbuf, rbuf, count, dt, op, root, c);
+    return reduce_ordered(sbuf, rbuf, count, dt, op, root, c);
 }

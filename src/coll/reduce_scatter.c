@@ -1,9 +1,10 @@
 /* Reduce_scatter(_block) by pairwise exchange: in step k every rank sends the part of its
- * input that rank r+k owns and adds in what rank r-k sends for its own part. p-1 steps, each
- * rank sends and receives (p-1)/p of the vector once: bandwidth-optimal for any p. The
- * predefined operators are commutative, so the order of the contributions does not matter
- * for the result's meaning; each block is reduced on one rank only, so the result is
- * deterministic. */
+ * input that rank r+k owns and receives what rank r-k holds for its own part. p-1 steps, each
+ * rank sends and receives (p-1)/p of the vector once: bandwidth-optimal for any p.
+ *   commutative operators: each contribution is added in as it arrives;
+ *   other operators: the p contributions to a block are kept and combined in rank order
+ *     afterwards (p vectors of the block's size in scratch).
+ * Each block is reduced on one rank only, so the result is deterministic. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,41 +16,51 @@ int fy_reduce_scatter(const void *sbuf, void *rbuf, MPI_Aint rcount, const MPI_A
                       const fy_dtype_t *dt, MPI_Op op, fy_comm_t *c)
 {
     int p = c->size, me = c->rank;
-    /* The blocks lie packed one after the other in the input vector. */
-    MPI_Aint *displs = malloc(sizeof *displs * (size_t)p), total = 0, biggest = 0;
+    bool commute = fy_op_commutes(op);
+    /* The blocks lie one after the other in the input vector. */
+    MPI_Aint *displs = malloc(sizeof *displs * (size_t)p), total = 0;
     if (!displs)
         return fy_err_set(MPI_ERR_NO_MEM, "MPI_Reduce_scatter: out of memory");
     for (int i = 0; i < p; i++) {
         displs[i] = total;
         total += fy_coll_count(rcount, rcounts, i);
-        if (fy_coll_count(rcount, rcounts, i) > biggest)
-            biggest = fy_coll_count(rcount, rcounts, i);
     }
     if (total == 0) { /* nothing anywhere: buffers may legally be NULL */
         free(displs);
         return MPI_SUCCESS;
     }
+    MPI_Aint mine = fy_coll_count(rcount, rcounts, me), ext = dt->extent;
     /* With MPI_IN_PLACE the input vector is in the receive buffer: keep a copy of it, since
      * our own block is overwritten with the result. */
     const char *in = sbuf;
-    char *copy = NULL, *tmp = fy_coll_scratch(0, (size_t)(biggest * dt->extent) + 1);
+    size_t stride = 0;
+    char *copy = NULL, *tmp = fy_coll_scratch_typed(0, dt, mine, commute ? 1 : p, &stride);
     if (sbuf == MPI_IN_PLACE && tmp) {
-        copy = fy_coll_scratch(1, (size_t)(total * dt->extent) + 1);
+        copy = fy_coll_scratch_typed(1, dt, total, 1, NULL);
         if (copy)
-            memcpy(copy, rbuf, (size_t)(total * dt->extent));
+            fy_op_copy(dt, rbuf, copy, total);
         in = copy;
     }
     int rc =
         tmp && in ? MPI_SUCCESS : fy_err_set(MPI_ERR_NO_MEM, "MPI_Reduce_scatter: out of memory");
-    MPI_Aint mine = fy_coll_count(rcount, rcounts, me);
-    if (rc == MPI_SUCCESS && mine > 0)
-        memmove(rbuf, in + displs[me] * dt->extent, (size_t)(mine * dt->extent));
+    if (rc == MPI_SUCCESS && commute && mine > 0)
+        fy_op_copy(dt, in + displs[me] * ext, rbuf, mine);
     for (int k = 1; k < p && rc == MPI_SUCCESS; k++) {
         int to = (me + k) % p, from = (me - k + p) % p;
-        rc = fy_coll_sendrecv(in + displs[to] * dt->extent, fy_coll_count(rcount, rcounts, to), dt,
-                              to, tmp, mine, dt, from, FY_TAG_REDUCE_SCATTER, c);
-        if (rc == MPI_SUCCESS)
+        char *into = commute ? tmp : tmp + (size_t)from * stride;
+        rc = fy_coll_sendrecv(in + displs[to] * ext, fy_coll_count(rcount, rcounts, to), dt, to,
+                              into, mine, dt, from, FY_TAG_REDUCE_SCATTER, c);
+        if (rc == MPI_SUCCESS && commute)
             fy_op_apply(op, dt, tmp, rbuf, mine);
+    }
+    if (rc == MPI_SUCCESS && !commute && mine > 0) {
+        /* x0 o (x1 o (... o x(p-1))): fold from the highest rank down */
+        const char *own = in + displs[me] * ext;
+#define CONTRIB(i) ((i) == me ? own : tmp + (size_t)(i)*stride)
+        fy_op_copy(dt, CONTRIB(p - 1), rbuf, mine);
+        for (int i = p - 2; i >= 0; i--)
+            fy_op_apply(op, dt, CONTRIB(i), rbuf, mine);
+#undef CONTRIB
     }
     free(displs);
     return rc;
