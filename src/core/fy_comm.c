@@ -74,41 +74,61 @@ static int table_slot(void)
     return slot;
 }
 
-int fy_comm_dup(fy_comm_t *old, const uint64_t *mask, fy_comm_t **new_p)
+int fy_comm_create(fy_comm_t *parent, int size, int rank, int *world_of, const uint64_t *mask,
+                   fy_comm_t **new_p)
 {
     int cid = -1;
     for (int w = 0; w < MASK_WORDS && cid < 0; w++)
         if (mask[w])
             cid = w * 64 + __builtin_ctzll(mask[w]);
-    if (cid < 0)
-        return fy_err_set(MPI_ERR_OTHER, "MPI_Comm_dup: all %d context ids are in use",
+    if (cid < 0) {
+        free(world_of);
+        return fy_err_set(MPI_ERR_OTHER,
+                          "cannot create a communicator: all %d context ids are in use (free "
+                          "communicators you no longer need)",
                           FY_MAX_COMMS);
+    }
     int slot = table_slot();
     fy_comm_t *c = calloc(1, sizeof *c);
     if (slot < 0 || !c) {
         free(c);
-        return fy_err_set(MPI_ERR_NO_MEM, "MPI_Comm_dup: out of memory");
+        free(world_of);
+        return fy_err_set(MPI_ERR_NO_MEM, "out of memory creating a communicator");
     }
-    *c = *old;
+    /* A rank map that is the identity on all of world is kept as none at all. */
+    if (world_of && size == fy_rt.size) {
+        int ident = 1;
+        for (int i = 0; i < size && ident; i++)
+            ident = world_of[i] == i;
+        if (ident) {
+            free(world_of);
+            world_of = NULL;
+        }
+    }
     c->handle = fy_handle_make(FY_HKIND_DIRECT, FY_HCLASS_COMM, (unsigned)slot);
     c->cid = cid;
+    c->rank = rank;
+    c->size = size;
+    c->world_of = world_of;
+    c->errhandler = parent->errhandler;
     c->refs = 1;
-    c->coll_seq = 0;
-    c->attrs = NULL;
-    c->name[0] = '\0';
-    if (old->world_of) {
-        c->world_of = malloc(sizeof(int) * (size_t)old->size);
-        if (!c->world_of) {
-            free(c);
-            return fy_err_set(MPI_ERR_NO_MEM, "MPI_Comm_dup: out of memory");
-        }
-        memcpy(c->world_of, old->world_of, sizeof(int) * (size_t)old->size);
-    }
     fy_errhandler_ref(c->errhandler);
     cid_free[cid / 64] &= ~(1ull << (cid % 64));
     table[slot] = c;
     *new_p = c;
     return MPI_SUCCESS;
+}
+
+int fy_comm_dup(fy_comm_t *old, const uint64_t *mask, fy_comm_t **new_p)
+{
+    int *world_of = NULL;
+    if (old->world_of) {
+        world_of = malloc(sizeof(int) * (size_t)old->size);
+        if (!world_of)
+            return fy_err_set(MPI_ERR_NO_MEM, "MPI_Comm_dup: out of memory");
+        memcpy(world_of, old->world_of, sizeof(int) * (size_t)old->size);
+    }
+    return fy_comm_create(old, old->size, old->rank, world_of, mask, new_p);
 }
 
 void fy_comm_release(fy_comm_t *c)

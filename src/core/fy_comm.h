@@ -49,6 +49,10 @@ void fy_comm_fini(void);
 #define FY_CID_MASK_WORDS (FY_MAX_COMMS / 64)
 const uint64_t *fy_comm_free_cids(void);
 int fy_comm_dup(fy_comm_t *old, const uint64_t *agreed_free, fy_comm_t **new_p);
+/* A new communicator of `size` ranks, this process being `rank`, with the rank map world_of
+ * (taken over, freed on failure; NULL: identity) and parent's error handler. */
+int fy_comm_create(fy_comm_t *parent, int size, int rank, int *world_of,
+                   const uint64_t *agreed_free, fy_comm_t **new_p);
 void fy_comm_release(fy_comm_t *c);
 const char *fy_comm_name(MPI_Comm h);
 
