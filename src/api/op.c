@@ -40,8 +40,9 @@ int PMPI_Op_free(MPI_Op *op)
         fy_lock();
         fy_op_t *o = fy_op_get(*op);
         if (!o)
-            rc = fy_err_set(MPI_ERR_OP, "%s: invalid operator %s", fn,
-                            *op == MPI_OP_NULL ? "MPI_OP_NULL" : fy_op_name(*op));
+            rc = *op == MPI_OP_NULL
+                     ? fy_err_set(MPI_ERR_OP, "%s: invalid operator MPI_OP_NULL", fn)
+                     : fy_err_set(MPI_ERR_OP, "%s: invalid operator 0x%x", fn, (unsigned)*op);
         else if (o->predef)
             rc = fy_err_set(MPI_ERR_OP, "%s: %s is predefined and cannot be freed", fn,
                             fy_op_name(*op));
@@ -66,8 +67,9 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
         if (o)
             *commute = o->commute;
         else
-            rc = fy_err_set(MPI_ERR_OP, "%s: invalid operator %s", fn,
-                            op == MPI_OP_NULL ? "MPI_OP_NULL" : fy_op_name(op));
+            rc = op == MPI_OP_NULL
+                     ? fy_err_set(MPI_ERR_OP, "%s: invalid operator MPI_OP_NULL", fn)
+                     : fy_err_set(MPI_ERR_OP, "%s: invalid operator 0x%x", fn, (unsigned)op);
         fy_unlock();
     }
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);

@@ -105,6 +105,9 @@ static const ii_t v_ii = {5, -5}, v_2integer = {-7, 3};
 static const xi_t v_xi = {0.5L, 9};
 static const ff_t v_ff = {1.0f, 2.0f};
 static const dd_t v_dd = {1.0, 3.0};
+#if defined(FERRY) && defined(__FLT16_MANT_DIG__)
+static const _Float16 v_half = 1.5f16;
+#endif
 
 typedef struct {
     MPI_Datatype dt;
@@ -184,6 +187,9 @@ static const case_t cases[] = {
 #ifdef FERRY /* MPI_REAL16 is long double in Ferry; MPICH's follows its Fortran compiler */
     C(MPI_REAL16, v_ldouble, "0:10", "3F FB 99 99 99 99 99 99 99 9A 00 00 00 00 00 00"),
     C(MPI_COMPLEX32, v_cld, "0:10,16:10", "C0 00 80 " Q0 " 3F FF 00 " Q0),
+#endif
+#if defined(FERRY) && defined(__FLT16_MANT_DIG__) /* IEEE binary16, like the other floats */
+    C(MPIX_C_FLOAT16, v_half, NULL, "3E 00"),
 #endif
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
