@@ -11,6 +11,8 @@
  *     gets that datatype handle and reads through the holes; the holes of the receive buffer
  *     must stay untouched;
  *   - the same matrices with the MPI_Count form (MPI_Op_create_c);
+ *   - the non-commutative product again on a split communicator whose ranks run backwards
+ *     relative to MPI_COMM_WORLD (rank order is the communicator's);
  *   - handle queries and errors: Op_commutative, Op_free setting MPI_OP_NULL, freeing a
  *     predefined operator or MPI_OP_NULL fails with MPI_ERR_OP. */
 #include "mpitest.h"
@@ -110,9 +112,11 @@ static void fill_holes(mat_t *m, int n)
             m[k].s[s] = HOLE;
 }
 
-static void test_reduce_scatter(MPI_Op op, const char *opname)
+static void test_reduce_scatter(MPI_Op op, const char *opname, MPI_Comm comm)
 {
-    int p = mt_size, me = mt_rank;
+    int p, me;
+    MPI_Comm_size(comm, &p);
+    MPI_Comm_rank(comm, &me);
     mat_t out[NM], want;
     char what[96];
 
@@ -122,7 +126,7 @@ static void test_reduce_scatter(MPI_Op op, const char *opname)
         for (int k = 0; k < NM; k++)
             mat_of(me, b * NM + k, &big[b * NM + k]);
     fill_holes(out, NM);
-    MPI_OK(MPI_Reduce_scatter_block(big, out, NM, mat_type, op, MPI_COMM_WORLD));
+    MPI_OK(MPI_Reduce_scatter_block(big, out, NM, mat_type, op, comm));
     for (int k = 0; k < NM; k++) {
         product(0, p, me * NM + k, &want);
         snprintf(what, sizeof what, "%s: MPI_Reduce_scatter_block", opname);
@@ -138,7 +142,7 @@ static void test_reduce_scatter(MPI_Op op, const char *opname)
         off += counts[r];
     }
     fill_holes(out, NM);
-    MPI_OK(MPI_Reduce_scatter(big, out, counts, mat_type, op, MPI_COMM_WORLD));
+    MPI_OK(MPI_Reduce_scatter(big, out, counts, mat_type, op, comm));
     for (int k = 0; k < counts[me]; k++) {
         product(0, p, mine_off + k, &want);
         snprintf(what, sizeof what, "%s: MPI_Reduce_scatter", opname);
@@ -152,9 +156,11 @@ static void test_reduce_scatter(MPI_Op op, const char *opname)
     free(big);
 }
 
-static void test_matrices(MPI_Op op, const char *opname)
+static void test_matrices(MPI_Op op, const char *opname, MPI_Comm comm)
 {
-    int p = mt_size, me = mt_rank;
+    int p, me;
+    MPI_Comm_size(comm, &p);
+    MPI_Comm_rank(comm, &me);
     mat_t in[NM], out[NM], want;
     char what[96];
     for (int k = 0; k < NM; k++)
@@ -162,7 +168,7 @@ static void test_matrices(MPI_Op op, const char *opname)
 
     for (int root = 0; root<p; root += p> 1 ? p - 1 : 1) {
         fill_holes(out, NM);
-        MPI_OK(MPI_Reduce(in, out, NM, mat_type, op, root, MPI_COMM_WORLD));
+        MPI_OK(MPI_Reduce(in, out, NM, mat_type, op, root, comm));
         if (me == root)
             for (int k = 0; k < NM; k++) {
                 product(0, p, k, &want);
@@ -172,7 +178,7 @@ static void test_matrices(MPI_Op op, const char *opname)
     }
 
     fill_holes(out, NM);
-    MPI_OK(MPI_Allreduce(in, out, NM, mat_type, op, MPI_COMM_WORLD));
+    MPI_OK(MPI_Allreduce(in, out, NM, mat_type, op, comm));
     for (int k = 0; k < NM; k++) {
         product(0, p, k, &want);
         snprintf(what, sizeof what, "%s: MPI_Allreduce", opname);
@@ -181,7 +187,7 @@ static void test_matrices(MPI_Op op, const char *opname)
 
     for (int k = 0; k < NM; k++)
         mat_of(me, k, &out[k]);
-    MPI_OK(MPI_Allreduce(MPI_IN_PLACE, out, NM, mat_type, op, MPI_COMM_WORLD));
+    MPI_OK(MPI_Allreduce(MPI_IN_PLACE, out, NM, mat_type, op, comm));
     for (int k = 0; k < NM; k++) {
         product(0, p, k, &want);
         snprintf(what, sizeof what, "%s: MPI_Allreduce(MPI_IN_PLACE)", opname);
@@ -189,7 +195,7 @@ static void test_matrices(MPI_Op op, const char *opname)
     }
 
     fill_holes(out, NM);
-    MPI_OK(MPI_Scan(in, out, NM, mat_type, op, MPI_COMM_WORLD));
+    MPI_OK(MPI_Scan(in, out, NM, mat_type, op, comm));
     for (int k = 0; k < NM; k++) {
         product(0, me + 1, k, &want);
         snprintf(what, sizeof what, "%s: MPI_Scan", opname);
@@ -197,7 +203,7 @@ static void test_matrices(MPI_Op op, const char *opname)
     }
 
     fill_holes(out, NM);
-    MPI_OK(MPI_Exscan(in, out, NM, mat_type, op, MPI_COMM_WORLD));
+    MPI_OK(MPI_Exscan(in, out, NM, mat_type, op, comm));
     for (int k = 0; k < NM && me > 0; k++) {
         product(0, me, k, &want);
         snprintf(what, sizeof what, "%s: MPI_Exscan", opname);
@@ -208,7 +214,7 @@ static void test_matrices(MPI_Op op, const char *opname)
      * its temporary vectors count x true extent, too small for this resized type (the user
      * function then reads past a heap block). */
     if (!mt_is_mpich40() || p == 1)
-        test_reduce_scatter(op, opname);
+        test_reduce_scatter(op, opname, comm);
 
     /* Reduce_local: inout = in x inout */
     mat_t a[NM], b[NM];
@@ -314,11 +320,16 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Op_create(matmul_fn, 0, &op));
     MPI_OK(MPI_Op_commutative(op, &commute));
     CHECK(commute == 0, "MPI_Op_commutative of a non-commutative operator: %d", commute);
-    test_matrices(op, "matmul");
+    test_matrices(op, "matmul", MPI_COMM_WORLD);
+    /* Rank order is the communicator's: halves of the world, each numbered backwards. */
+    MPI_Comm back;
+    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, mt_rank % 2, -mt_rank, &back));
+    test_matrices(op, "matmul on a reversed split", back);
+    MPI_OK(MPI_Comm_free(&back));
     MPI_OK(MPI_Op_free(&op));
 
     MPI_OK(MPI_Op_create_c(matmul_fn_c, 0, &op));
-    test_matrices(op, "matmul (MPI_Op_create_c)");
+    test_matrices(op, "matmul (MPI_Op_create_c)", MPI_COMM_WORLD);
     MPI_OK(MPI_Op_free(&op));
     CHECK(bad_type == 0, "the user function got another datatype %d times of %d", bad_type, calls);
     CHECK(mt_size == 1 || calls > 0, "the user function was never called");
