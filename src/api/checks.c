@@ -68,15 +68,18 @@ int fy_api_count(const char *fn, MPI_Aint count)
 int fy_api_rank(const char *fn, const fy_comm_t *c, int rank, const char *what, int allow_any,
                 int allow_null)
 {
-    if (rank >= 0 && rank < c->size)
+    /* Point-to-point ranks on an intercommunicator name the remote group. */
+    if (rank >= 0 && rank < c->peer_size)
         return MPI_SUCCESS;
     if (rank == MPI_PROC_NULL && allow_null)
         return MPI_SUCCESS;
     if (rank == MPI_ANY_SOURCE && allow_any)
         return MPI_SUCCESS;
     return fy_err_set(strcmp(what, "root") == 0 ? MPI_ERR_ROOT : MPI_ERR_RANK,
-                      "%s: invalid %s rank %d (%s has %d rank%s)", fn, what, rank,
-                      c->name[0] ? c->name : "the communicator", c->size, c->size == 1 ? "" : "s");
+                      "%s: invalid %s rank %d (%s%s has %d rank%s)", fn, what, rank,
+                      c->inter ? "the remote group of " : "",
+                      c->name[0] ? c->name : "the communicator", c->peer_size,
+                      c->peer_size == 1 ? "" : "s");
 }
 
 int fy_api_tag(const char *fn, int tag, int allow_any)

@@ -33,11 +33,15 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return fy_err_raise_comm(comm, rc);
     uint64_t agreed[FY_CID_MASK_WORDS];
     fy_lock();
-    rc = fy_allreduce(fy_comm_free_cids(), agreed, FY_CID_MASK_WORDS, fy_dtype_get(MPI_UINT64_T),
-                      MPI_BAND, c);
-    fy_coll_scratch_done();
-    if (rc == MPI_SUCCESS)
-        rc = fy_comm_dup(c, agreed, &n);
+    if (c->inter) {
+        rc = fy_api_intercomm_dup(c, &n);
+    } else {
+        rc = fy_allreduce(fy_comm_free_cids(), agreed, FY_CID_MASK_WORDS,
+                          fy_dtype_get(MPI_UINT64_T), MPI_BAND, c);
+        fy_coll_scratch_done();
+        if (rc == MPI_SUCCESS)
+            rc = fy_comm_dup(c, agreed, &n);
+    }
     if (rc == MPI_SUCCESS && (rc = fy_attr_dup(c, n)) != MPI_SUCCESS)
         fy_comm_release(n);
     fy_unlock();
@@ -81,15 +85,5 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
         return fy_err_raise_comm(comm, rc);
     strcpy(name, c->name);
     *resultlen = (int)strlen(name);
-    return MPI_SUCCESS;
-}
-
-int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
-{
-    fy_comm_t *c;
-    int rc = fy_api_comm("MPI_Comm_test_inter", comm, &c);
-    if (rc != MPI_SUCCESS)
-        return fy_err_raise_comm(comm, rc);
-    *flag = 0;
     return MPI_SUCCESS;
 }

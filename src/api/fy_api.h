@@ -44,7 +44,8 @@ static inline int fy_api_p2p_args(const char *fn, const void *buf, MPI_Aint coun
     fy_comm_t *c = fy_comm_get(comm);
     const fy_dtype_t *d = fy_dtype_get(dt);
     if (__builtin_expect(c && d && d->committed && count >= 0 &&
-                             (unsigned)peer < (unsigned)c->size && tag >= 0 && (buf || count == 0),
+                             (unsigned)peer < (unsigned)c->peer_size && tag >= 0 &&
+                             (buf || count == 0),
                          1)) {
         *c_p = c;
         *d_p = d;
@@ -57,6 +58,9 @@ static inline int fy_api_p2p_args(const char *fn, const void *buf, MPI_Aint coun
 int fy_api_status_out(fy_req_t *r, MPI_Status *status);
 /* Releases a completed request: frees it, or deactivates a persistent one. */
 void fy_api_request_retire(fy_req_t *r, MPI_Request *h);
+
+/* MPI_Comm_dup of an intercommunicator (intercomm.c). */
+int fy_api_intercomm_dup(fy_comm_t *c, fy_comm_t **out_p);
 
 #define FY_TAG_UB 0x7fffffff
 

@@ -41,6 +41,7 @@ int fy_comm_init(void)
                         .cid = 0,
                         .rank = fy_rt.rank,
                         .size = fy_rt.size,
+                        .peer_size = fy_rt.size,
                         .errhandler = MPI_ERRORS_ARE_FATAL,
                         .refs = 1};
     strcpy(world.name, "MPI_COMM_WORLD");
@@ -50,6 +51,8 @@ int fy_comm_init(void)
                        .rank = 0,
                        .size = 1,
                        .world_of = self_world_of,
+                       .peer_size = 1,
+                       .peer_world_of = self_world_of,
                        .errhandler = MPI_ERRORS_ARE_FATAL,
                        .refs = 1};
     strcpy(self.name, "MPI_COMM_SELF");
@@ -110,11 +113,29 @@ int fy_comm_create(fy_comm_t *parent, int size, int rank, int *world_of, const u
     c->rank = rank;
     c->size = size;
     c->world_of = world_of;
+    c->peer_size = size;
+    c->peer_world_of = world_of;
     c->errhandler = parent->errhandler;
     c->refs = 1;
     fy_errhandler_ref(c->errhandler);
     cid_free[cid / 64] &= ~(1ull << (cid % 64));
     table[slot] = c;
+    *new_p = c;
+    return MPI_SUCCESS;
+}
+
+int fy_comm_create_inter(fy_comm_t *parent, int size, int rank, int *world_of, int remote_size,
+                         int *remote_world_of, const uint64_t *mask, fy_comm_t **new_p)
+{
+    fy_comm_t *c;
+    int rc = fy_comm_create(parent, size, rank, world_of, mask, &c);
+    if (rc != MPI_SUCCESS) {
+        free(remote_world_of);
+        return rc;
+    }
+    c->inter = true;
+    c->peer_size = remote_size;
+    c->peer_world_of = remote_world_of;
     *new_p = c;
     return MPI_SUCCESS;
 }
@@ -128,6 +149,17 @@ int fy_comm_dup(fy_comm_t *old, const uint64_t *mask, fy_comm_t **new_p)
             return fy_err_set(MPI_ERR_NO_MEM, "MPI_Comm_dup: out of memory");
         memcpy(world_of, old->world_of, sizeof(int) * (size_t)old->size);
     }
+    if (old->inter) {
+        int *remote = malloc(sizeof(int) * (size_t)old->peer_size);
+        if (!remote) {
+            free(world_of);
+            return fy_err_set(MPI_ERR_NO_MEM, "MPI_Comm_dup: out of memory");
+        }
+        for (int i = 0; i < old->peer_size; i++)
+            remote[i] = fy_comm_peer_world(old, i);
+        return fy_comm_create_inter(old, old->size, old->rank, world_of, old->peer_size, remote,
+                                    mask, new_p);
+    }
     return fy_comm_create(old, old->size, old->rank, world_of, mask, new_p);
 }
 
@@ -139,6 +171,11 @@ void fy_comm_release(fy_comm_t *c)
     cid_free[c->cid / 64] |= 1ull << (c->cid % 64);
     table[fy_handle_index(c->handle)] = NULL;
     fy_errhandler_unref(c->errhandler);
+    if (c->inter) {
+        free(c->peer_world_of);
+        if (c->local)
+            fy_comm_release(c->local);
+    }
     free(c->world_of);
     free(c);
 }
@@ -149,6 +186,8 @@ void fy_comm_fini(void)
     fy_attr_delete_all(&world);
     for (unsigned i = 0; i < table_cap; i++)
         if (table[i]) {
+            if (table[i]->inter)
+                free(table[i]->peer_world_of);
             free(table[i]->world_of);
             free(table[i]);
         }

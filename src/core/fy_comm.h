@@ -3,6 +3,7 @@
 #ifndef FY_COMM_H
 #define FY_COMM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "mpi.h"
@@ -18,6 +19,13 @@ typedef struct fy_comm {
     int cid;
     int rank, size;
     int *world_of; /* rank in this comm -> rank in world; NULL means identity */
+    /* Whom point-to-point ranks name: the group itself, or an intercommunicator's remote
+     * group (peer_world_of NULL: identity). */
+    int peer_size;
+    int *peer_world_of;
+    bool inter;
+    struct fy_comm *local; /* intercommunicator: its local group as a hidden intracommunicator */
+    void *topo;            /* process topology (fy_topo.h), NULL when none */
     MPI_Errhandler errhandler;
     int refs;
     uint32_t coll_seq;
@@ -53,12 +61,22 @@ int fy_comm_dup(fy_comm_t *old, const uint64_t *agreed_free, fy_comm_t **new_p);
  * (taken over, freed on failure; NULL: identity) and parent's error handler. */
 int fy_comm_create(fy_comm_t *parent, int size, int rank, int *world_of,
                    const uint64_t *agreed_free, fy_comm_t **new_p);
+/* An intercommunicator: as fy_comm_create, plus the remote group's rank map (taken over). */
+int fy_comm_create_inter(fy_comm_t *parent, int size, int rank, int *world_of, int remote_size,
+                         int *remote_world_of, const uint64_t *agreed_free, fy_comm_t **new_p);
 void fy_comm_release(fy_comm_t *c);
 const char *fy_comm_name(MPI_Comm h);
 
 static inline int fy_comm_world_rank(const fy_comm_t *c, int r)
 {
     return c->world_of ? c->world_of[r] : r;
+}
+
+/* World rank of the process that point-to-point rank r names (the remote group's r on an
+ * intercommunicator). */
+static inline int fy_comm_peer_world(const fy_comm_t *c, int r)
+{
+    return c->peer_world_of ? c->peer_world_of[r] : r;
 }
 
 #endif

@@ -140,7 +140,7 @@ int fy_p2p_isend(fy_req_t *r)
         fy_p2p_send_done(r);
         return MPI_SUCCESS;
     }
-    r->world_peer = fy_comm_world_rank(r->comm, r->peer);
+    r->world_peer = fy_comm_peer_world(r->comm, r->peer);
     fy_peer_t *p = &fy_peers[r->world_peer];
     if (p->pending.head || try_first_record(r) != 0) {
         r->pstate = FY_PS_QUEUED;
