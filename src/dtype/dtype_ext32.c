@@ -18,9 +18,9 @@
  * silent truncation. x86's 80-bit long double converts exactly to binary128 and back with
  * rounding to nearest. Booleans read back as 0 or 1 whatever nonzero byte was stored.
  *
- * The typemap is walked by runs of basic elements (fy_dtype_walk), so derived datatypes of
- * any shape work; predefined ones are walked here, because basic kinds alone do not tell
- * MPI_AINT (8 bytes in external32) from MPI_LONG (4 bytes). */
+ * The typemap is walked by runs of basic elements (fy_dtype_walk; pair types arrive as their
+ * two parts), so derived datatypes of any shape work. MPI_AINT, MPI_OFFSET and MPI_COUNT have
+ * the basic kind of int64_t, not long's, which is what keeps them at 8 bytes here. */
 #include <float.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -337,78 +337,12 @@ static int size_run(void *arg, fy_basic_t k, char *addr, MPI_Count count)
 
 /* ---- Walking ----------------------------------------------------------------------------- */
 
-/* The two parts of a predefined pair type and where the second lies in the C struct. */
-static bool pair_parts(fy_basic_t k, fy_basic_t *v, fy_basic_t *i, size_t *ioff)
-{
-    struct fi {
-        float v;
-        int k;
-    };
-    struct di {
-        double v;
-        int k;
-    };
-    struct li {
-        long v;
-        int k;
-    };
-    struct si {
-        short v;
-        int k;
-    };
-    struct xi {
-        long double v;
-        int k;
-    };
-    switch (k) {
-    case FY_B_FLOAT_INT: *v = FY_B_FLOAT, *i = FY_B_INT, *ioff = offsetof(struct fi, k); break;
-    case FY_B_DOUBLE_INT: *v = FY_B_DOUBLE, *i = FY_B_INT, *ioff = offsetof(struct di, k); break;
-    case FY_B_LONG_INT: *v = FY_B_LONG, *i = FY_B_INT, *ioff = offsetof(struct li, k); break;
-    case FY_B_SHORT_INT: *v = FY_B_SHORT, *i = FY_B_INT, *ioff = offsetof(struct si, k); break;
-    case FY_B_LDOUBLE_INT: *v = FY_B_LDOUBLE, *i = FY_B_INT, *ioff = offsetof(struct xi, k); break;
-    case FY_B_2INT: *v = FY_B_INT, *i = FY_B_INT, *ioff = sizeof(int); break;
-    case FY_B_2FLOAT: *v = FY_B_FLOAT, *i = FY_B_FLOAT, *ioff = sizeof(float); break;
-    case FY_B_2DOUBLE: *v = FY_B_DOUBLE, *i = FY_B_DOUBLE, *ioff = sizeof(double); break;
-    default: return false;
-    }
-    return true;
-}
-
-static int walk(const fy_dtype_t *d, const void *buf, MPI_Count count, fy_dtype_walk_fn fn,
-                void *arg)
-{
-    if (!d->predefined)
-        return fy_dtype_walk(d, buf, count, fn, arg);
-    if (d->size == 0 || count == 0) /* MPI_LB, MPI_UB */
-        return 0;
-    char *p = (char *)buf;
-    fy_basic_t k = d->basic, v, i;
-    size_t ioff;
-    if (pair_parts(k, &v, &i, &ioff)) {
-        for (MPI_Count e = 0; e < count; e++, p += d->extent) {
-            int rc = fn(arg, v, p, 1);
-            if (!rc)
-                rc = fn(arg, i, p + ioff, 1);
-            if (rc)
-                return rc;
-        }
-        return 0;
-    }
-    switch (d->handle) {
-    case MPI_AINT:
-    case MPI_OFFSET:
-    case MPI_COUNT: k = FY_B_I64; break; /* 8 bytes in external32, unlike MPI_LONG */
-    default: break;
-    }
-    return fn(arg, k, p, count);
-}
-
 static const char anchor[1]; /* a base address for walks that only count */
 
 int fy_ext32_size(const char *fn, const fy_dtype_t *d, MPI_Count count, MPI_Count *size_p)
 {
     ext_state_t st = {fn, NULL, 0, MPI_SUCCESS};
-    if (count > 0 && walk(d, anchor, 1, size_run, &st))
+    if (count > 0 && fy_dtype_walk(d, anchor, 1, size_run, &st))
         return st.rc;
     *size_p = st.elem * count;
     return MPI_SUCCESS;
@@ -429,7 +363,7 @@ int fy_ext32_pack(const char *fn, const fy_dtype_t *d, const void *in, MPI_Count
                           (long long)need, (long long)outsize, (long long)(outsize - *pos_p),
                           (long long)*pos_p);
     ext_state_t st = {fn, (unsigned char *)out + *pos_p, 0, MPI_SUCCESS};
-    if (need > 0 && walk(d, in, count, pack_run, &st))
+    if (need > 0 && fy_dtype_walk(d, in, count, pack_run, &st))
         return st.rc;
     *pos_p += need;
     return MPI_SUCCESS;
@@ -450,7 +384,7 @@ int fy_ext32_unpack(const char *fn, const fy_dtype_t *d, const void *in, MPI_Cou
                           (long long)need, (long long)insize, (long long)(insize - *pos_p),
                           (long long)*pos_p);
     ext_state_t st = {fn, (unsigned char *)in + *pos_p, 0, MPI_SUCCESS};
-    if (need > 0 && walk(d, out, count, unpack_run, &st))
+    if (need > 0 && fy_dtype_walk(d, out, count, unpack_run, &st))
         return st.rc;
     *pos_p += need;
     return MPI_SUCCESS;
