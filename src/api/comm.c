@@ -4,6 +4,7 @@
 #include "fy_api.h"
 #include "fy_attr.h"
 #include "fy_coll.h"
+#include "fy_info.h"
 
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
@@ -36,11 +37,14 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     if (c->inter) {
         rc = fy_api_intercomm_dup(c, &n);
     } else {
-        rc = fy_allreduce(fy_comm_free_cids(), agreed, FY_CID_MASK_WORDS,
-                          fy_dtype_get(MPI_UINT64_T), MPI_BAND, c);
-        fy_coll_scratch_done();
+        rc = fy_api_agree_cid(c, agreed);
         if (rc == MPI_SUCCESS)
             rc = fy_comm_dup(c, agreed, &n);
+    }
+    /* A duplicate has its parent's info hints (MPI_Comm_dup_with_info then replaces them). */
+    if (rc == MPI_SUCCESS && c->info && !(n->info = fy_info_dup(c->info))) {
+        fy_comm_release(n);
+        rc = fy_err_set(MPI_ERR_NO_MEM, "MPI_Comm_dup: out of memory copying info hints");
     }
     if (rc == MPI_SUCCESS && (rc = fy_attr_dup(c, n)) != MPI_SUCCESS)
         fy_comm_release(n);

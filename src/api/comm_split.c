@@ -39,10 +39,9 @@ static int split(const char *fn, fy_comm_t *c, int color, int key, MPI_Comm *new
     }
     const fy_dtype_t *ti = fy_dtype_get(MPI_INT);
     rc = fy_allgatherv(mine, 2, ti, all, 2, NULL, NULL, ti, c);
-    if (rc == MPI_SUCCESS)
-        rc = fy_allreduce(fy_comm_free_cids(), agreed, FY_CID_MASK_WORDS,
-                          fy_dtype_get(MPI_UINT64_T), MPI_BAND, c);
     fy_coll_scratch_done();
+    if (rc == MPI_SUCCESS)
+        rc = fy_api_agree_cid(c, agreed);
     if (rc != MPI_SUCCESS)
         goto out;
     if (color == MPI_UNDEFINED) {

@@ -59,6 +59,17 @@ int fy_api_status_out(fy_req_t *r, MPI_Status *status);
 /* Releases a completed request: frees it, or deactivates a persistent one. */
 void fy_api_request_retire(fy_req_t *r, MPI_Request *h);
 
+/* Context-id agreement for a new communicator over parent's members (comm_cid.c): the free
+ * mask common to all, safe against other creations in progress on this process. */
+int fy_api_agree_cid(fy_comm_t *parent, uint64_t *agreed);
+/* The pieces, for agreements that span two groups (intercommunicators): `key` orders the
+ * creations in progress (the id of the communicator the agreement runs on); the contribution
+ * is FY_CID_MASK_WORDS + 1 words, the last one 1 when this process lent its mask. */
+void fy_api_cid_begin(int key);
+void fy_api_cid_contribution(int key, uint64_t *mask);
+void fy_api_cid_round_failed(int key);
+void fy_api_cid_end(int key);
+
 /* MPI_Comm_dup of an intercommunicator (intercomm.c). */
 int fy_api_intercomm_dup(fy_comm_t *c, fy_comm_t **out_p);
 

@@ -21,7 +21,7 @@ enum { HDR_SIZE = 0, HDR_HIGH, HDR_LEADER, HDR_INTS };
 enum { TAG_LEADERS = 0x7ffe };
 typedef struct {
     int hdr[HDR_INTS];
-    uint64_t mask[FY_CID_MASK_WORDS];
+    uint64_t mask[FY_CID_MASK_WORDS + 1]; /* the last word: every member lent its mask */
 } leader_msg_t;
 
 static int wait_free(fy_req_t *r)
@@ -59,13 +59,15 @@ static int swap(fy_comm_t *c, uint32_t ctx, int peer, int tag, const void *sbuf,
  * leader (local rank `leader`) swaps with `peer` of `via` in context ctx. On return every
  * member holds the other group's message in *theirs and its world ranks in *remote_p
  * (malloc'd), and the combined mask in agreed. */
-static int exchange(fy_comm_t *local, int leader, fy_comm_t *via, uint32_t ctx, int peer, int tag,
-                    int high, leader_msg_t *theirs, int **remote_p, uint64_t *agreed)
+static int exchange_once(fy_comm_t *local, int leader, fy_comm_t *via, uint32_t ctx, int peer,
+                         int tag, int high, leader_msg_t *theirs, int **remote_p)
 {
     const fy_dtype_t *u64 = fy_dtype_get(MPI_UINT64_T), *ti = fy_dtype_get(MPI_INT);
     leader_msg_t mine = {{local->size, high, 0}, {0}};
+    uint64_t contribution[FY_CID_MASK_WORDS + 1];
     int *my_ranks = NULL, *remote = NULL;
-    int rc = fy_allreduce(fy_comm_free_cids(), mine.mask, FY_CID_MASK_WORDS, u64, MPI_BAND, local);
+    fy_api_cid_contribution(local->cid, contribution);
+    int rc = fy_allreduce(contribution, mine.mask, FY_CID_MASK_WORDS + 1, u64, MPI_BAND, local);
     fy_coll_scratch_done();
     if (rc != MPI_SUCCESS)
         return rc;
@@ -85,7 +87,7 @@ static int exchange(fy_comm_t *local, int leader, fy_comm_t *via, uint32_t ctx, 
                       sizeof(int) * (size_t)theirs->hdr[HDR_SIZE]);
         }
         free(my_ranks);
-        for (int w = 0; w < FY_CID_MASK_WORDS; w++)
+        for (int w = 0; w <= FY_CID_MASK_WORDS; w++)
             theirs->mask[w] &= mine.mask[w];
     }
     /* The leader's failure must reach the others, or they would wait in the broadcast. */
@@ -106,18 +108,35 @@ static int exchange(fy_comm_t *local, int leader, fy_comm_t *via, uint32_t ctx, 
         free(remote);
         return rc != MPI_SUCCESS ? rc : rc2;
     }
-    memcpy(agreed, theirs->mask, sizeof theirs->mask);
     *remote_p = remote;
     return MPI_SUCCESS;
+}
+
+/* Rounds of the exchange until every member of both groups lent its mask (comm_cid.c). */
+static int exchange(fy_comm_t *local, int leader, fy_comm_t *via, uint32_t ctx, int peer, int tag,
+                    int high, leader_msg_t *theirs, int **remote_p, uint64_t *agreed)
+{
+    int rc;
+    fy_api_cid_begin(local->cid);
+    for (;;) {
+        *remote_p = NULL;
+        rc = exchange_once(local, leader, via, ctx, peer, tag, high, theirs, remote_p);
+        if (rc != MPI_SUCCESS || theirs->mask[FY_CID_MASK_WORDS])
+            break;
+        free(*remote_p);
+        fy_api_cid_round_failed(local->cid);
+    }
+    if (rc == MPI_SUCCESS)
+        memcpy(agreed, theirs->mask, sizeof(uint64_t) * FY_CID_MASK_WORDS);
+    fy_api_cid_end(local->cid);
+    return rc;
 }
 
 /* A hidden copy of the local group (its own context ids, agreed within the group). */
 static int hidden_local(fy_comm_t *c, fy_comm_t **local_p)
 {
     uint64_t agreed[FY_CID_MASK_WORDS];
-    int rc = fy_allreduce(fy_comm_free_cids(), agreed, FY_CID_MASK_WORDS,
-                          fy_dtype_get(MPI_UINT64_T), MPI_BAND, c);
-    fy_coll_scratch_done();
+    int rc = fy_api_agree_cid(c, agreed);
     return rc == MPI_SUCCESS ? fy_comm_dup(c, agreed, local_p) : rc;
 }
 
