@@ -54,6 +54,7 @@ if [ "$QUICK" = 1 ]; then
     BW_ARGS="-i 20 -w 2 -x 1M"
     RING_ARGS="-l 5000 -L 300 -w 20 -T 1"
     IMB_ARGS="-q"
+    COMM_ARGS="-q"
     DTYPE_ARGS="-q"
     APP_ARGS="-q"
     LIMITS_ARGS="-r 5000"
@@ -67,6 +68,7 @@ else
     BW_ARGS="-i 200 -w 10"
     RING_ARGS="-l 100000 -L 5000 -w 50 -T 5"
     IMB_ARGS=""
+    COMM_ARGS=""
     DTYPE_ARGS=""
     APP_ARGS=""
     LIMITS_ARGS=""
@@ -134,7 +136,7 @@ impl_launch() {
 # The programs present, as "name source" lines (name = path under bench/ without .c).
 list_programs() {
     local f name
-    for name in latency bandwidth ring imb dtype; do
+    for name in latency bandwidth ring imb dtype comm; do
         [ -f "$BENCH_DIR/$name.c" ] && echo "$name $BENCH_DIR/$name.c"
     done
     for f in "$BENCH_DIR"/apps/*.c; do
@@ -378,6 +380,7 @@ while read -r name src; do
     ring) for np in $RANKS; do add_plan ring "$np" "$RING_ARGS"; done ;;
     imb) for np in $RANKS; do add_plan imb "$np" "$IMB_ARGS"; done ;;
     dtype) add_plan dtype 2 "$DTYPE_ARGS" ;;
+    comm) for np in $RANKS; do add_plan comm "$np" "$COMM_ARGS"; done ;;
     apps/gauss) for np in $APP_RANKS; do for part in $GAUSS_P; do
                     add_plan "$name" "$np" "$APP_ARGS -p $part"; done; done ;;
     apps/*) for np in $APP_RANKS; do add_plan "$name" "$np" "$APP_ARGS"; done ;;
