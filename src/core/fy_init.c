@@ -10,6 +10,7 @@
 #include "fy_comm.h"
 #include "fy_err.h"
 #include "fy_errhandler.h"
+#include "fy_group.h"
 #include "fy_init.h"
 #include "fy_p2p.h"
 #include "fy_pmi.h"
@@ -79,6 +80,7 @@ void fy_finalize(void)
     fy_rt.finalized = true;
     fy_p2p_fini();
     fy_comm_fini();
+    fy_group_fini();
     fy_errhandler_fini();
     fy_keyval_fini();
     fy_req_pool_fini();
