@@ -1,4 +1,5 @@
-/* Error classes, strings and error handlers on communicators. */
+/* Error classes, codes and strings (predefined and user-defined), and error handlers on
+ * communicators, with the deprecated MPI-1 names of the handler calls. */
 #include <stdio.h>
 #include <string.h>
 
@@ -23,37 +24,106 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
         fy_err_set(MPI_ERR_ARG, "MPI_Error_string: invalid error code %d", errorcode);
         return fy_err_raise_comm(MPI_COMM_SELF, MPI_ERR_ARG);
     }
+    /* A user code's string may be replaced by MPI_Add_error_string meanwhile. */
+    fy_lock();
     const char *m = fy_err_code_message(errorcode);
-    *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s", m ? m : "unknown error");
-    if (*resultlen >= MPI_MAX_ERROR_STRING)
-        *resultlen = MPI_MAX_ERROR_STRING - 1;
+    int n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", m ? m : "");
+    fy_unlock();
+    *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+int PMPI_Add_error_class(int *errorclass)
 {
-    int rc = fy_api_check_init("MPI_Comm_create_errhandler");
-    if (rc == MPI_SUCCESS && !fn)
-        rc = fy_err_set(MPI_ERR_ARG, "MPI_Comm_create_errhandler: invalid function NULL");
+    int rc = fy_api_check_init("MPI_Add_error_class");
+    if (rc == MPI_SUCCESS && !errorclass)
+        rc = fy_err_set(MPI_ERR_ARG, "MPI_Add_error_class: errorclass is NULL");
     if (rc == MPI_SUCCESS) {
         fy_lock();
-        rc = fy_errhandler_create(fn, errhandler);
+        rc = fy_err_add_class(errorclass);
         fy_unlock();
-        if (rc != MPI_SUCCESS)
-            fy_err_set(rc, "MPI_Comm_create_errhandler: out of memory");
     }
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
 }
 
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+    int rc = fy_api_check_init("MPI_Add_error_code");
+    if (rc == MPI_SUCCESS && !errorcode)
+        rc = fy_err_set(MPI_ERR_ARG, "MPI_Add_error_code: errorcode is NULL");
+    if (rc == MPI_SUCCESS && !fy_err_is_class(errorclass))
+        rc = fy_err_set(MPI_ERR_ARG,
+                        "MPI_Add_error_code: %d is not an error class (the predefined classes, "
+                        "other than MPI_SUCCESS, or one made by MPI_Add_error_class)",
+                        errorclass);
+    if (rc == MPI_SUCCESS) {
+        fy_lock();
+        rc = fy_err_add_code(errorclass, errorcode);
+        fy_unlock();
+    }
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
+}
+
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+    int rc = fy_api_check_init("MPI_Add_error_string");
+    size_t len = string ? strlen(string) : 0;
+    if (rc != MPI_SUCCESS)
+        goto out;
+    if (!string)
+        rc = fy_err_set(MPI_ERR_ARG, "MPI_Add_error_string: string is NULL");
+    else if (len >= MPI_MAX_ERROR_STRING)
+        rc = fy_err_set(MPI_ERR_ARG,
+                        "MPI_Add_error_string: the string has %zu characters, more than "
+                        "MPI_MAX_ERROR_STRING - 1 (%d)",
+                        len, MPI_MAX_ERROR_STRING - 1);
+    else if (errorcode >= 0 && errorcode <= MPI_ERR_LASTCODE)
+        rc = fy_err_set(MPI_ERR_ARG,
+                        "MPI_Add_error_string: %d is a predefined error class or code, whose "
+                        "string cannot be changed (only those of MPI_Add_error_class/code can)",
+                        errorcode);
+    if (rc != MPI_SUCCESS)
+        goto out;
+    fy_lock();
+    rc = fy_err_add_string(errorcode, string);
+    fy_unlock();
+    if (rc != MPI_SUCCESS)
+        fy_err_set(rc,
+                   "MPI_Add_error_string: %d is not an error class or code made by "
+                   "MPI_Add_error_class or MPI_Add_error_code",
+                   errorcode);
+out:
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
+}
+
+/* ---- Error handlers on communicators ---------------------------------------------------- */
+
+static int create_errhandler(const char *fn, MPI_Comm_errhandler_function *f,
+                             MPI_Errhandler *errhandler)
+{
+    int rc = fy_api_check_init(fn);
+    if (rc == MPI_SUCCESS && !f)
+        rc = fy_err_set(MPI_ERR_ARG, "%s: invalid function NULL", fn);
+    if (rc == MPI_SUCCESS && !errhandler)
+        rc = fy_err_set(MPI_ERR_ARG, "%s: errhandler is NULL", fn);
+    if (rc == MPI_SUCCESS) {
+        fy_lock();
+        rc = fy_errhandler_create(f, errhandler);
+        fy_unlock();
+        if (rc != MPI_SUCCESS)
+            fy_err_set(rc, "%s: out of memory", fn);
+    }
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
+}
+
+static int set_errhandler(const char *fn, MPI_Comm comm, MPI_Errhandler errhandler)
 {
     fy_comm_t *c;
-    int rc = fy_api_comm("MPI_Comm_set_errhandler", comm, &c);
+    int rc = fy_api_comm(fn, comm, &c);
     if (rc != MPI_SUCCESS)
         return fy_err_raise_comm(comm, rc);
     if (!fy_errhandler_get(errhandler)) {
-        fy_err_set(MPI_ERR_ARG, "MPI_Comm_set_errhandler: invalid errhandler 0x%x",
-                   (unsigned)errhandler);
+        fy_err_set(MPI_ERR_ARG, "%s: invalid errhandler 0x%x", fn, (unsigned)errhandler);
         return fy_err_raise_comm(comm, MPI_ERR_ARG);
     }
     fy_lock();
@@ -64,10 +134,12 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+static int get_errhandler(const char *fn, MPI_Comm comm, MPI_Errhandler *errhandler)
 {
     fy_comm_t *c;
-    int rc = fy_api_comm("MPI_Comm_get_errhandler", comm, &c);
+    int rc = fy_api_comm(fn, comm, &c);
+    if (rc == MPI_SUCCESS && !errhandler)
+        rc = fy_err_set(MPI_ERR_ARG, "%s: errhandler is NULL", fn);
     if (rc != MPI_SUCCESS)
         return fy_err_raise_comm(comm, rc);
     fy_lock();
@@ -77,11 +149,42 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     return MPI_SUCCESS;
 }
 
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return create_errhandler("MPI_Comm_create_errhandler", fn, errhandler);
+}
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return set_errhandler("MPI_Comm_set_errhandler", comm, errhandler);
+}
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return get_errhandler("MPI_Comm_get_errhandler", comm, errhandler);
+}
+
+/* The MPI-1 names (deprecated in MPI-2, removed in MPI-3, still in the ABI). */
+int PMPI_Errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return create_errhandler("MPI_Errhandler_create", fn, errhandler);
+}
+
+int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return set_errhandler("MPI_Errhandler_set", comm, errhandler);
+}
+
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return get_errhandler("MPI_Errhandler_get", comm, errhandler);
+}
+
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
-    if (!fy_errhandler_get(*errhandler)) {
+    if (!errhandler || !fy_errhandler_get(*errhandler)) {
         fy_err_set(MPI_ERR_ARG, "MPI_Errhandler_free: invalid errhandler 0x%x",
-                   (unsigned)*errhandler);
+                   errhandler ? (unsigned)*errhandler : 0u);
         return fy_err_raise_comm(MPI_COMM_SELF, MPI_ERR_ARG);
     }
     fy_lock();
@@ -91,13 +194,14 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
     return MPI_SUCCESS;
 }
 
+/* Runs comm's handler with the code exactly as given (a user code reaches a user handler
+ * unchanged). The call itself succeeds once the handler has run and returned. */
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     fy_comm_t *c;
     int rc = fy_api_comm("MPI_Comm_call_errhandler", comm, &c);
     if (rc != MPI_SUCCESS)
         return fy_err_raise_comm(comm, rc);
-    fy_err_set(errorcode & 0xff, "%s", fy_err_code_message(errorcode));
-    fy_err_raise_comm(comm, errorcode & 0xff);
+    fy_err_invoke_comm(c->handle, errorcode);
     return MPI_SUCCESS;
 }

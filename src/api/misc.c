@@ -62,7 +62,7 @@ __attribute__((visibility("default"))) int MPIR_Dup_fn(MPI_Comm oldcomm, int key
 
 /* Predefined communicator attributes. Values live here so the pointers stay valid. */
 static int attr_tag_ub = 0x7fffffff, attr_host = MPI_PROC_NULL, attr_io = MPI_ANY_SOURCE,
-           attr_wtime_global = 0, attr_universe, attr_lastcode = 78, attr_appnum;
+           attr_wtime_global = 0, attr_universe, attr_lastcode, attr_appnum;
 
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
@@ -80,7 +80,10 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
         attr_universe = fy_rt.size;
         v = &attr_universe;
         break;
-    case MPI_LASTUSEDCODE: v = &attr_lastcode; break;
+    case MPI_LASTUSEDCODE: /* grows with MPI_Add_error_class */
+        attr_lastcode = fy_err_last_used();
+        v = &attr_lastcode;
+        break;
     case MPI_APPNUM:
         attr_appnum = fy_rt.appnum;
         v = &attr_appnum;

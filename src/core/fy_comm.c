@@ -7,6 +7,7 @@
 #include "fy_err.h"
 #include "fy_errhandler.h"
 #include "fy_handle.h"
+#include "fy_info.h"
 #include "fy_runtime.h"
 
 static fy_comm_t world, self;
@@ -176,6 +177,7 @@ void fy_comm_release(fy_comm_t *c)
         if (c->local)
             fy_comm_release(c->local);
     }
+    fy_info_free(c->info);
     free(c->world_of);
     free(c);
 }
@@ -184,8 +186,12 @@ void fy_comm_fini(void)
 {
     fy_comm_builtin[0] = fy_comm_builtin[1] = NULL;
     fy_attr_delete_all(&world);
+    fy_info_free(world.info);
+    fy_info_free(self.info);
+    world.info = self.info = NULL;
     for (unsigned i = 0; i < table_cap; i++)
         if (table[i]) {
+            fy_info_free(table[i]->info);
             if (table[i]->inter)
                 free(table[i]->peer_world_of);
             free(table[i]->world_of);

@@ -30,6 +30,7 @@ typedef struct fy_comm {
     int refs;
     uint32_t coll_seq;
     void *attrs; /* fy_attr_t list (fy_attr.h) */
+    void *info;  /* fy_info_t (fy_info.h): hints from MPI_Comm_set_info etc., NULL when none */
     char name[MPI_MAX_OBJECT_NAME];
 } fy_comm_t;
 

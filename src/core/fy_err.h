@@ -18,6 +18,22 @@ const char *fy_err_last_message(void);
  * communicator) for error `code`, and returns `code` for the API to return. */
 int fy_err_raise_comm(MPI_Comm comm, int code);
 
+/* Runs the error handler attached to `comm` (as fy_err_raise_comm) for `code` exactly as given,
+ * with no message stored: MPI_Comm_call_errhandler. Returns the code (a user handler may change
+ * it). */
+int fy_err_invoke_comm(MPI_Comm comm, int code);
+
+/* User-defined error classes and codes, numbered above MPI_ERR_LASTCODE. The add functions
+ * write the message and return the class of failure (MPI_ERR_OTHER when the table is full,
+ * MPI_ERR_NO_MEM); fy_err_add_code needs a class fy_err_is_class accepts. fy_err_add_string
+ * returns MPI_ERR_ARG (no message) when code is not a user-defined class or code. */
+int fy_err_add_class(int *cls_p);
+int fy_err_add_code(int cls, int *code_p);
+int fy_err_add_string(int code, const char *s);
+int fy_err_is_class(int cls);
+/* The MPI_LASTUSEDCODE attribute: the largest error class in use, at least MPI_ERR_LASTCODE. */
+int fy_err_last_used(void);
+
 /* Error codes with a message: a code above the classes maps to a stored message. */
 int fy_err_code_for_message(int cls);
 int fy_err_class_of(int code);
