@@ -65,10 +65,13 @@ int fy_api_agree_cid(fy_comm_t *parent, uint64_t *agreed);
 /* The pieces, for agreements that span two groups (intercommunicators): `key` orders the
  * creations in progress (the id of the communicator the agreement runs on); the contribution
  * is FY_CID_MASK_WORDS + 1 words, the last one 1 when this process lent its mask. */
-void fy_api_cid_begin(int key);
-void fy_api_cid_contribution(int key, uint64_t *mask);
-void fy_api_cid_round_failed(int key);
-void fy_api_cid_end(int key);
+void fy_api_cid_begin(int64_t key);
+void fy_api_cid_contribution(int64_t key, uint64_t *mask);
+void fy_api_cid_round_failed(int64_t key);
+void fy_api_cid_end(int64_t key);
+/* The agreement over c's members with a given key; tag >= 0 runs it point to point on c's
+ * collective context with that tag (c may be a view of a group: MPI_Comm_create_group). */
+int fy_api_agree_cid_tagged(fy_comm_t *c, int64_t key, int tag, uint64_t *agreed);
 
 /* MPI_Comm_dup of an intercommunicator (intercomm.c). */
 int fy_api_intercomm_dup(fy_comm_t *c, fy_comm_t **out_p);

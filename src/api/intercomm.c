@@ -66,7 +66,7 @@ static int exchange_once(fy_comm_t *local, int leader, fy_comm_t *via, uint32_t 
     leader_msg_t mine = {{local->size, high, 0}, {0}};
     uint64_t contribution[FY_CID_MASK_WORDS + 1];
     int *my_ranks = NULL, *remote = NULL;
-    fy_api_cid_contribution(local->cid, contribution);
+    fy_api_cid_contribution((int64_t)local->cid << 32, contribution);
     int rc = fy_allreduce(contribution, mine.mask, FY_CID_MASK_WORDS + 1, u64, MPI_BAND, local);
     fy_coll_scratch_done();
     if (rc != MPI_SUCCESS)
@@ -117,18 +117,18 @@ static int exchange(fy_comm_t *local, int leader, fy_comm_t *via, uint32_t ctx, 
                     int high, leader_msg_t *theirs, int **remote_p, uint64_t *agreed)
 {
     int rc;
-    fy_api_cid_begin(local->cid);
+    fy_api_cid_begin((int64_t)local->cid << 32);
     for (;;) {
         *remote_p = NULL;
         rc = exchange_once(local, leader, via, ctx, peer, tag, high, theirs, remote_p);
         if (rc != MPI_SUCCESS || theirs->mask[FY_CID_MASK_WORDS])
             break;
         free(*remote_p);
-        fy_api_cid_round_failed(local->cid);
+        fy_api_cid_round_failed((int64_t)local->cid << 32);
     }
     if (rc == MPI_SUCCESS)
         memcpy(agreed, theirs->mask, sizeof(uint64_t) * FY_CID_MASK_WORDS);
-    fy_api_cid_end(local->cid);
+    fy_api_cid_end((int64_t)local->cid << 32);
     return rc;
 }
 

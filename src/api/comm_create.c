@@ -1,0 +1,138 @@
+/* Communicators from groups: MPI_Comm_create (collective over the parent: every member agrees
+ * the id, those outside the group get MPI_COMM_NULL) and MPI_Comm_create_group (collective
+ * over the group only: the id is agreed among its members, point to point on the parent's
+ * collective context, tagged with the user's tag so that concurrent creations on overlapping
+ * groups keep apart). */
+#include <stdlib.h>
+
+#include "fy_api.h"
+#include "fy_group.h"
+
+/* The group's members must all belong to the communicator. */
+static int check_subset(const char *fn, const fy_comm_t *c, const fy_group_t *g)
+{
+    if (!c->world_of && c->size == fy_rt.size) { /* all of world: any group's members */
+        return MPI_SUCCESS;
+    }
+    for (int r = 0; r < fy_group_size(g); r++) {
+        int w = fy_group_world_rank(g, r), found = 0;
+        for (int i = 0; i < c->size && !found; i++)
+            found = fy_comm_world_rank(c, i) == w;
+        if (!found)
+            return fy_err_set(MPI_ERR_GROUP,
+                              "%s: member %d of the group (world rank %d) is not in the "
+                              "communicator",
+                              fn, r, w);
+    }
+    return MPI_SUCCESS;
+}
+
+static int args(const char *fn, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm, fy_comm_t **c_p,
+                fy_group_t **g_p)
+{
+    int rc = fy_api_comm(fn, comm, c_p);
+    if (rc == MPI_SUCCESS && (*c_p)->inter)
+        rc = fy_err_set(MPI_ERR_COMM, "%s: intercommunicators are not supported here yet", fn);
+    if (rc == MPI_SUCCESS) {
+        fy_lock();
+        *g_p = fy_group_get(group);
+        if (*g_p)
+            fy_group_ref(*g_p);
+        fy_unlock();
+        if (!*g_p)
+            rc = fy_err_set(MPI_ERR_GROUP, "%s: invalid group 0x%x", fn, (unsigned)group);
+    }
+    if (rc == MPI_SUCCESS && !newcomm)
+        rc = fy_err_set(MPI_ERR_ARG, "%s: newcomm is NULL", fn);
+    return rc;
+}
+
+/* The new communicator over g's members, this process being a member. */
+static int make(const char *fn, fy_comm_t *parent, const fy_group_t *g, const uint64_t *agreed,
+                MPI_Comm *newcomm)
+{
+    int *world_of = NULL;
+    int rc = fy_group_world_of(fn, g, &world_of);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    fy_comm_t *nc;
+    rc = fy_comm_create(parent, fy_group_size(g), fy_group_rank_of_world(g, fy_rt.rank), world_of,
+                        agreed, &nc);
+    if (rc == MPI_SUCCESS)
+        *newcomm = nc->handle;
+    return rc;
+}
+
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    const char *fn = "MPI_Comm_create";
+    fy_comm_t *c = NULL;
+    fy_group_t *g = NULL;
+    int rc = args(fn, comm, group, newcomm, &c, &g);
+    if (rc == MPI_SUCCESS)
+        rc = check_subset(fn, c, g);
+    if (rc == MPI_SUCCESS) {
+        uint64_t agreed[FY_CID_MASK_WORDS];
+        fy_lock();
+        rc = fy_api_agree_cid(c, agreed);
+        if (rc == MPI_SUCCESS) {
+            if (fy_group_rank_of_world(g, fy_rt.rank) == MPI_UNDEFINED)
+                *newcomm = MPI_COMM_NULL;
+            else
+                rc = make(fn, c, g, agreed, newcomm);
+        }
+        fy_unlock();
+    }
+    if (g) {
+        fy_lock();
+        fy_group_release(g);
+        fy_unlock();
+    }
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}
+
+/* Tags of the agreement on the parent's collective context: clear of the collectives' own. */
+#define CREATE_GROUP_TAG(t) (0x40000000 | ((t)&0x3fffffff))
+
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    const char *fn = "MPI_Comm_create_group";
+    fy_comm_t *c = NULL;
+    fy_group_t *g = NULL;
+    int rc = args(fn, comm, group, newcomm, &c, &g);
+    if (rc == MPI_SUCCESS && tag < 0)
+        rc = fy_err_set(MPI_ERR_TAG, "%s: invalid tag %d", fn, tag);
+    if (rc == MPI_SUCCESS)
+        rc = check_subset(fn, c, g);
+    int me = rc == MPI_SUCCESS ? fy_group_rank_of_world(g, fy_rt.rank) : MPI_UNDEFINED;
+    if (rc == MPI_SUCCESS && me == MPI_UNDEFINED)
+        rc = fy_err_set(MPI_ERR_GROUP, "%s: the calling process is not in the group", fn);
+    if (rc == MPI_SUCCESS && fy_group_size(g) == 0)
+        *newcomm = MPI_COMM_NULL;
+    else if (rc == MPI_SUCCESS) {
+        /* The group seen as a communicator on the parent's contexts, for the agreement. */
+        int *world_of = NULL;
+        rc = fy_group_world_of(fn, g, &world_of);
+        if (rc == MPI_SUCCESS) {
+            fy_comm_t view = *c;
+            view.rank = me;
+            view.size = view.peer_size = fy_group_size(g);
+            view.world_of = view.peer_world_of = world_of;
+            uint64_t agreed[FY_CID_MASK_WORDS];
+            fy_lock();
+            rc = fy_api_agree_cid_tagged(&view,
+                                         ((int64_t)c->cid << 32) | 0x80000000 | (tag & 0x3fffffff),
+                                         CREATE_GROUP_TAG(tag), agreed);
+            if (rc == MPI_SUCCESS)
+                rc = make(fn, c, g, agreed, newcomm);
+            fy_unlock();
+            free(world_of);
+        }
+    }
+    if (g) {
+        fy_lock();
+        fy_group_release(g);
+        fy_unlock();
+    }
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}
