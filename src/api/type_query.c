@@ -249,7 +249,7 @@ static int contents(const char *fn, MPI_Datatype datatype, MPI_Count max_i, MPI_
     if (rc != MPI_SUCCESS)
         return rc;
     const fy_dtype_def_t *f = &d->def;
-    if (d->predefined)
+    if (d->predefined && d->def.combiner == 0)
         return fy_err_set(MPI_ERR_TYPE,
                           "%s: %s is a predefined datatype (combiner "
                           "MPI_COMBINER_NAMED) and has no contents",

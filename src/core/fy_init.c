@@ -8,10 +8,12 @@
 
 #include "fy_attr.h"
 #include "fy_comm.h"
+#include "fy_dtype.h"
 #include "fy_err.h"
 #include "fy_errhandler.h"
 #include "fy_group.h"
 #include "fy_init.h"
+#include "fy_op.h"
 #include "fy_p2p.h"
 #include "fy_pmi.h"
 #include "fy_request.h"
@@ -81,6 +83,8 @@ void fy_finalize(void)
     fy_p2p_fini();
     fy_comm_fini();
     fy_group_fini();
+    fy_dtype_fini();
+    fy_op_fini();
     fy_errhandler_fini();
     fy_keyval_fini();
     fy_req_pool_fini();
