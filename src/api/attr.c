@@ -130,3 +130,27 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
     }
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
 }
+
+/* The MPI-1 names (removed from the standard, still in the ABI): the callbacks have the same
+ * shape as the communicator ones. */
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                       void *extra_state)
+{
+    return PMPI_Comm_create_keyval((MPI_Comm_copy_attr_function *)copy_fn,
+                                   (MPI_Comm_delete_attr_function *)delete_fn, keyval, extra_state);
+}
+
+int PMPI_Keyval_free(int *keyval)
+{
+    return PMPI_Comm_free_keyval(keyval);
+}
+
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    return PMPI_Comm_set_attr(comm, keyval, attribute_val);
+}
+
+int PMPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+    return PMPI_Comm_delete_attr(comm, keyval);
+}
