@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "fy_api.h"
+#include "fy_errhandler.h"
 #include "fy_group.h"
 
 /* The group's members must all belong to the communicator. */
@@ -135,4 +136,87 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
         fy_unlock();
     }
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}
+
+/* ---- MPI-4: communicators from a group alone (no parent communicator) ----
+ * Every group here is a set of world ranks, so the agreement runs on MPI_COMM_WORLD's
+ * collective context, among the group's members, under a tag derived from the string tag
+ * (distinct string tags keep concurrent creations apart, as the standard asks). */
+
+static int stringtag_tag(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return (int)(0x20000000u | (h & 0x1fffffffu));
+}
+
+int fy_api_comm_from_group(const char *fn, MPI_Group group, const char *stringtag,
+                           MPI_Errhandler errhandler, fy_comm_t **out_p)
+{
+    fy_comm_t *world = fy_comm_get(MPI_COMM_WORLD);
+    int rc = MPI_SUCCESS;
+    if (!stringtag)
+        rc = fy_err_set(MPI_ERR_ARG, "%s: stringtag is NULL", fn);
+    if (rc == MPI_SUCCESS && errhandler != MPI_ERRHANDLER_NULL && !fy_errhandler_get(errhandler))
+        rc = fy_err_set(MPI_ERR_ARG, "%s: invalid errhandler 0x%x", fn, (unsigned)errhandler);
+    fy_lock();
+    fy_group_t *g = rc == MPI_SUCCESS ? fy_group_get(group) : NULL;
+    if (g)
+        fy_group_ref(g);
+    fy_unlock();
+    if (rc == MPI_SUCCESS && !g)
+        rc = fy_err_set(MPI_ERR_GROUP, "%s: invalid group 0x%x", fn, (unsigned)group);
+    int me = rc == MPI_SUCCESS ? fy_group_rank_of_world(g, fy_rt.rank) : MPI_UNDEFINED;
+    if (rc == MPI_SUCCESS && me == MPI_UNDEFINED)
+        rc = fy_err_set(MPI_ERR_GROUP, "%s: the calling process is not in the group", fn);
+    int *world_of = NULL;
+    if (rc == MPI_SUCCESS)
+        rc = fy_group_world_of(fn, g, &world_of);
+    if (rc == MPI_SUCCESS) {
+        int tag = stringtag_tag(stringtag);
+        fy_comm_t view = *world, *nc = NULL;
+        view.rank = me;
+        view.size = view.peer_size = fy_group_size(g);
+        view.world_of = view.peer_world_of = world_of;
+        uint64_t agreed[FY_CID_MASK_WORDS];
+        fy_lock();
+        rc = fy_api_agree_cid_tagged(&view, ((int64_t)1 << 62) | (uint32_t)tag, tag, agreed);
+        if (rc == MPI_SUCCESS) {
+            rc = fy_comm_create(world, view.size, me, world_of, agreed, &nc);
+            world_of = NULL; /* taken over */
+        }
+        if (rc == MPI_SUCCESS && errhandler != MPI_ERRHANDLER_NULL) {
+            fy_errhandler_unref(nc->errhandler);
+            nc->errhandler = errhandler;
+            fy_errhandler_ref(errhandler);
+        }
+        fy_unlock();
+        if (rc == MPI_SUCCESS)
+            *out_p = nc;
+    }
+    free(world_of);
+    if (g) {
+        fy_lock();
+        fy_group_release(g);
+        fy_unlock();
+    }
+    return rc;
+}
+
+int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
+                                MPI_Errhandler errhandler, MPI_Comm *newcomm)
+{
+    const char *fn = "MPI_Comm_create_from_group";
+    fy_comm_t *nc;
+    (void)info; /* no hints are recognised yet */
+    int rc = fy_api_check_init(fn);
+    if (rc == MPI_SUCCESS && !newcomm)
+        rc = fy_err_set(MPI_ERR_ARG, "%s: newcomm is NULL", fn);
+    if (rc == MPI_SUCCESS)
+        rc = fy_api_comm_from_group(fn, group, stringtag, errhandler, &nc);
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(MPI_COMM_SELF, rc);
+    *newcomm = nc->handle;
+    return MPI_SUCCESS;
 }

@@ -73,6 +73,10 @@ void fy_api_cid_end(int64_t key);
  * collective context with that tag (c may be a view of a group: MPI_Comm_create_group). */
 int fy_api_agree_cid_tagged(fy_comm_t *c, int64_t key, int tag, uint64_t *agreed);
 
+/* MPI-4 creation from a group of world ranks, without a parent (comm_create.c). */
+int fy_api_comm_from_group(const char *fn, MPI_Group group, const char *stringtag,
+                           MPI_Errhandler errhandler, fy_comm_t **out_p);
+
 /* MPI_Comm_dup of an intercommunicator (intercomm.c). */
 int fy_api_intercomm_dup(fy_comm_t *c, fy_comm_t **out_p);
 

@@ -6,12 +6,14 @@
  * each leader broadcasts the result to its group. The local group is kept as a hidden
  * intracommunicator (fy_comm_t.local) so that these agreements, and later collectives, have
  * a communicator to run on. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fy_api.h"
 #include "fy_coll.h"
 #include "fy_errhandler.h"
+#include "fy_group.h"
 #include "fy_p2p.h"
 
 /* What a leader tells the other: group size, its mask, the `high` of Intercomm_merge, and the
@@ -305,5 +307,78 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
     if (rc != MPI_SUCCESS)
         return fy_err_raise_comm(comm, rc);
     *flag = c->inter;
+    return MPI_SUCCESS;
+}
+
+/* MPI-4: the intercommunicator between two groups of world ranks, without a parent: each
+ * group first becomes a communicator of its own (MPI_Comm_create_from_group), then the
+ * leaders meet on MPI_COMM_WORLD's collective context under a tag from the string tag. */
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+                                      MPI_Group remote_group, int remote_leader,
+                                      const char *stringtag, MPI_Info info,
+                                      MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+{
+    const char *fn = "MPI_Intercomm_create_from_groups";
+    (void)info;
+    int rc = fy_api_check_init(fn), remote_size = 0, leader_world = -1;
+    if (rc == MPI_SUCCESS && (!stringtag || !newintercomm))
+        rc = fy_err_set(MPI_ERR_ARG, "%s: stringtag or newintercomm is NULL", fn);
+    if (rc == MPI_SUCCESS) {
+        fy_lock();
+        fy_group_t *lg = fy_group_get(local_group), *rg = fy_group_get(remote_group);
+        if (!lg || !rg)
+            rc = fy_err_set(MPI_ERR_GROUP, "%s: invalid %s group", fn, lg ? "remote" : "local");
+        else if (local_leader < 0 || local_leader >= fy_group_size(lg))
+            rc = fy_err_set(MPI_ERR_RANK,
+                            "%s: local_leader %d is not a rank of local_group (size %d)", fn,
+                            local_leader, fy_group_size(lg));
+        else if (remote_leader < 0 || remote_leader >= fy_group_size(rg))
+            rc = fy_err_set(MPI_ERR_RANK,
+                            "%s: remote_leader %d is not a rank of remote_group (size %d)", fn,
+                            remote_leader, fy_group_size(rg));
+        if (rc == MPI_SUCCESS) {
+            remote_size = fy_group_size(rg);
+            leader_world = fy_group_world_rank(rg, remote_leader);
+        }
+        fy_unlock();
+    }
+    char local_tag[MPI_MAX_OBJECT_NAME + 16];
+    fy_comm_t *local = NULL, *ic = NULL;
+    if (rc == MPI_SUCCESS) {
+        snprintf(local_tag, sizeof local_tag, "%.*s#local", MPI_MAX_OBJECT_NAME, stringtag);
+        rc = fy_api_comm_from_group(fn, local_group, local_tag, errhandler, &local);
+    }
+    if (rc == MPI_SUCCESS) {
+        uint32_t h = 2166136261u; /* the leaders' tag: FNV-1a of the string tag */
+        for (const char *s = stringtag; *s; s++)
+            h = (h ^ (unsigned char)*s) * 16777619u;
+        int tag = (int)(0x10000000u | (h & 0x0fffffffu));
+        fy_comm_t *world = fy_comm_get(MPI_COMM_WORLD);
+        leader_msg_t theirs;
+        int *remote = NULL;
+        uint64_t agreed[FY_CID_MASK_WORDS];
+        fy_lock();
+        rc = exchange(local, local_leader, world, FY_CTX_COLL(world), leader_world, tag, 0, &theirs,
+                      &remote, agreed);
+        if (rc == MPI_SUCCESS && theirs.hdr[HDR_SIZE] != remote_size) {
+            free(remote);
+            rc = fy_err_set(MPI_ERR_GROUP,
+                            "%s: remote_group has %d members here, but the remote leader's group "
+                            "has %d",
+                            fn, remote_size, theirs.hdr[HDR_SIZE]);
+        }
+        if (rc == MPI_SUCCESS)
+            rc = make_inter(local, &theirs, remote, agreed, &ic);
+        if (rc == MPI_SUCCESS) {
+            fy_errhandler_unref(ic->errhandler);
+            ic->errhandler = local->errhandler;
+            fy_errhandler_ref(ic->errhandler);
+        }
+        fy_comm_release(local);
+        fy_unlock();
+    }
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(MPI_COMM_SELF, rc);
+    *newintercomm = ic->handle;
     return MPI_SUCCESS;
 }

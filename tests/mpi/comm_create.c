@@ -78,6 +78,16 @@ int main(int argc, char **argv)
         MPI_Group_free(&first3);
         MPI_Group_free(&last3);
     }
+    /* MPI-4: from a group alone, told apart by string tags. */
+    MPI_OK(MPI_Comm_create_from_group(mt_rank % 2 ? odds : evens, "ferry.test.halves",
+                                      MPI_INFO_NULL, MPI_ERRORS_RETURN, &c));
+    check_comm(c, mt_rank % 2 ? no : ne, mt_rank / 2, "create_from_group(own half)");
+    MPI_Comm_free(&c);
+    MPI_OK(MPI_Comm_create_from_group(rev, "ferry.test.reversed", MPI_INFO_NULL, MPI_ERRORS_RETURN,
+                                      &c));
+    check_comm(c, mt_size, mt_size - 1 - mt_rank, "create_from_group(reversed)");
+    MPI_Comm_free(&c);
+
     /* Errors: a process outside the group must not call; a group not within the comm. */
     MPI_Comm self;
     if (mt_size > 1 && !mt_is_mpich40()) /* MPICH 4.0 crashes on this erroneous call */

@@ -70,6 +70,24 @@ int main(int argc, char **argv)
                     "merge of an intracommunicator");
     MPI_Comm_free(&m0);
     MPI_Comm_free(&m1);
+
+    /* MPI-4: the same intercommunicator from the two groups, without a parent. */
+    MPI_Group world, geven, godd;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    int re[1][3] = {{0, mt_size - 1, 2}}, ro[1][3] = {{1, mt_size - 1, 2}};
+    MPI_Group_range_incl(world, 1, re, &geven);
+    MPI_Group_range_incl(world, 1, ro, &godd);
+    MPI_Comm fg;
+    MPI_OK(MPI_Intercomm_create_from_groups(color ? godd : geven, 0, color ? geven : godd, 0,
+                                            "ferry.test.inter", MPI_INFO_NULL, MPI_ERRORS_RETURN,
+                                            &fg));
+    MPI_OK(MPI_Comm_remote_size(fg, &rs));
+    CHECK(rs == expect_rs, "from_groups: remote size %d, expected %d", rs, expect_rs);
+    exchange(fg, color, lr, ls, rs, 8);
+    MPI_Comm_free(&fg);
+    MPI_Group_free(&godd);
+    MPI_Group_free(&geven);
+    MPI_Group_free(&world);
     MPI_Comm_free(&idup);
     MPI_Comm_free(&inter);
     MPI_Comm_free(&local);
