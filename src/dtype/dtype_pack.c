@@ -7,50 +7,9 @@
 
 #include "dtype_dl.h"
 
-/* The copy direction is a parameter of every function below; each is instantiated twice by
- * the compiler (constant propagation of `unpack` through static inlines at -O3). */
-#define COPY(mem, n)                                                                               \
-    do {                                                                                           \
-        if (unpack)                                                                                \
-            memcpy((mem), *io, (n));                                                               \
-        else                                                                                       \
-            memcpy(*io, (mem), (n));                                                               \
-        *io += (n);                                                                                \
-    } while (0)
-
-/* Whole runs of a strided loop: fixed-size copies for the common small element sizes, so
- * that a column of doubles is a load and a store per element. */
-#define STRIDED(T)                                                                                 \
-    do {                                                                                           \
-        for (MPI_Count j = 0; j < nfull; j++, p += stride) {                                       \
-            if (unpack)                                                                            \
-                memcpy(p, *io, sizeof(T));                                                         \
-            else                                                                                   \
-                memcpy(*io, p, sizeof(T));                                                         \
-            *io += sizeof(T);                                                                      \
-        }                                                                                          \
-    } while (0)
-
-typedef struct {
-    uint64_t a, b;
-} pair16_t;
-
-static inline void strided_runs(char *p, MPI_Aint stride, size_t len, MPI_Count nfull, char **io,
-                                const int unpack)
-{
-    switch (len) {
-    case 4: STRIDED(uint32_t); return;
-    case 8: STRIDED(uint64_t); return;
-    case 16: STRIDED(pair16_t); return;
-    default: break;
-    }
-    for (MPI_Count j = 0; j < nfull; j++, p += stride)
-        COPY(p, len);
-}
-
-/* Copies of the short, odd-sized runs of struct types without a call: two overlapping
- * loads and stores cover any length from 4 to 16 (each byte written is a byte of the run). */
-static inline void copy_short(char *dst, const char *src, size_t n)
+/* Copies of short runs without a call: two overlapping loads and stores cover any length
+ * from 4 to 16 (each byte written is a byte of the run); longer runs go to memcpy. */
+static inline void copy_run(char *dst, const char *src, size_t n)
 {
     if (n >= 8 && n <= 16) {
         uint64_t a, b;
@@ -72,6 +31,64 @@ static inline void copy_short(char *dst, const char *src, size_t n)
     }
 }
 
+/* The copy direction is a parameter of every function below; each is instantiated twice by
+ * the compiler (constant propagation of `unpack` through static inlines at -O3). */
+#define COPY(mem, n)                                                                               \
+    do {                                                                                           \
+        if (unpack)                                                                                \
+            copy_run((mem), *io, (n));                                                             \
+        else                                                                                       \
+            copy_run(*io, (mem), (n));                                                             \
+        *io += (n);                                                                                \
+    } while (0)
+
+/* Whole runs of a strided loop: fixed-size copies for the common small element sizes, so that
+ * a column of doubles is a load and a store per element. The cursor lives in a register: a
+ * store through a char pointer could alias *io, so the loop must not update it in memory. */
+#define STRIDED(T)                                                                                 \
+    do {                                                                                           \
+        char *q = *io;                                                                             \
+        for (MPI_Count j = 0; j < nfull; j++, p += stride, q += sizeof(T)) {                       \
+            if (unpack)                                                                            \
+                memcpy(p, q, sizeof(T));                                                           \
+            else                                                                                   \
+                memcpy(q, p, sizeof(T));                                                           \
+        }                                                                                          \
+        *io = q;                                                                                   \
+    } while (0)
+
+typedef struct {
+    uint64_t a, b;
+} pair16_t;
+
+static inline void strided_runs(char *p, MPI_Aint stride, size_t len, MPI_Count nfull, char **io,
+                                const int unpack)
+{
+    switch (len) {
+    case 4: STRIDED(uint32_t); return;
+    case 8: STRIDED(uint64_t); return;
+    case 16: STRIDED(pair16_t); return;
+    default: break;
+    }
+    char *q = *io;
+    if (len > 16) { /* long runs: memcpy, without copy_run's size tests per run */
+        for (MPI_Count j = 0; j < nfull; j++, p += stride, q += len) {
+            if (unpack)
+                memcpy(p, q, len);
+            else
+                memcpy(q, p, len);
+        }
+    } else {
+        for (MPI_Count j = 0; j < nfull; j++, p += stride, q += len) {
+            if (unpack)
+                copy_run(p, q, len);
+            else
+                copy_run(q, p, len);
+        }
+    }
+    *io = q;
+}
+
 /* Whole instances of a type made of a few runs (a struct): no seeking, runs copied in turn. */
 static inline void whole_runs(const fy_dl_t *n, char *p, MPI_Aint extent, MPI_Count ninst,
                               char **io, const int unpack)
@@ -80,9 +97,9 @@ static inline void whole_runs(const fy_dl_t *n, char *p, MPI_Aint extent, MPI_Co
     for (MPI_Count i = 0; i < ninst; i++, p += extent)
         for (MPI_Count k = 0; k < n->count; k++) {
             if (unpack)
-                copy_short(p + n->displs[k], q, n->runs[k]);
+                copy_run(p + n->displs[k], q, n->runs[k]);
             else
-                copy_short(q, p + n->displs[k], n->runs[k]);
+                copy_run(q, p + n->displs[k], n->runs[k]);
             q += n->runs[k];
         }
     *io = q;
@@ -112,11 +129,26 @@ static inline void block(const fy_dl_t *c, MPI_Aint cext, char *at, size_t lo, s
     MPI_Count k = (MPI_Count)(lo / csz);
     size_t o = lo % csz;
     char *p = at + k * cext;
-    while (lo < hi) {
+    if (o) { /* the end of a child the range starts inside */
         size_t take = csz - o < hi - lo ? csz - o : hi - lo;
         xfer(c, p, o, o + take, io, unpack);
         lo += take;
-        o = 0;
+        p += cext;
+    }
+    /* Whole children that are one run, or a few: flat loops instead of a call each. */
+    MPI_Count whole = (MPI_Count)((hi - lo) / csz);
+    if (whole > 1 && (c->kind == FY_DL_RUN || c->kind == FY_DL_RUNS)) {
+        if (c->kind == FY_DL_RUN)
+            strided_runs(p + c->off, cext, csz, whole, io, unpack);
+        else
+            whole_runs(c, p, cext, whole, io, unpack);
+        lo += (size_t)whole * csz;
+        p += whole * cext;
+    }
+    while (lo < hi) {
+        size_t take = csz < hi - lo ? csz : hi - lo;
+        xfer(c, p, 0, take, io, unpack);
+        lo += take;
         p += cext;
     }
 }
