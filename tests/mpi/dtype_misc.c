@@ -12,7 +12,7 @@
  *     with MPI_TYPE_NULL_COPY_FN), delete callbacks on Type_delete_attr and Type_free,
  *     MPI_TYPE_DUP_FN, Type_free_keyval;
  *   - Pack / Unpack of several items at a running position, Pack_size;
- *   - the bounds of a struct holding a resized type (the sticky markers of 5.1.7);
+ *   - the bounds of a struct holding a resized type (the sticky markers of 5.1.6);
  *   - errors under MPI_ERRORS_RETURN: negative counts, MPI_DATATYPE_NULL, freeing a predefined
  *     type, an uncommitted type in a send or Pack, invalid subarray and darray arguments,
  *     packing into too small a buffer. */
@@ -555,7 +555,7 @@ static void test_pack_sequence(void)
 static void test_sticky_bounds(void)
 {
     /* struct { resized(int, lb 0, extent 4) at 0, int at 100 }: the typemap has one lb and one
-     * ub marker (at 0 and 4); with markers present lb/ub are theirs alone (5.1.7), so the
+     * ub marker (at 0 and 4); with markers present lb/ub are theirs alone (5.1.6), so the
      * extent is 4 while the true extent is 104. */
     MPI_Datatype r, s;
     MPI_Aint lb, ex, tlb, tex;

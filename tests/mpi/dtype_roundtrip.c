@@ -24,13 +24,13 @@
  * Model rules (where implementations have latitude, the generator stays where MPI 4.1 and MPICH
  * agree):
  *   - a type built from other types has lb = min and ub = max of its copies' lb/ub (derived
- *     types' bounds propagate as the markers of 5.1.7 do); zero-length blocks add nothing;
+ *     types' bounds propagate as the markers of 5.1.6 do); zero-length blocks add nothing;
  *   - create_struct adds the epsilon of 5.1.6: the extent rounds up to the largest alignment of
  *     the basic types in it. Alignment is implementation-defined: here a basic type's alignment
  *     is _Alignof of its C type; structs always mix basic types of different sizes (MPICH does
  *     not pad structs whose entries are all one basic type), never have zero blocklengths, and
  *     never contain a type with explicit bounds (resized, subarray, darray: MPICH 4.0 ignores the
- *     sticky-marker rule of 5.1.7 there; dtype_misc checks that case on its own);
+ *     sticky-marker rule of 5.1.6 there; dtype_misc checks that case on its own);
  *   - subarray and darray (5.1.3, 5.1.4) have lb 0 and the whole array's extent; their oldtype
  *     has lb 0 here;
  *   - long double: only the first LD_SIG bytes of each 16 are data (MPICH copies x87 values,
