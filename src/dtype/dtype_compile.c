@@ -102,49 +102,67 @@ static fy_dl_t *from_runs(MPI_Count n, MPI_Aint *displs, size_t *lens, size_t si
     return r;
 }
 
-static fy_dl_t *compile_vector(const fy_dtype_t *d, const fy_dl_t *cd)
+/* `count` blocks `stride` apart from `off`, each `blocklen` children c (compiled as cd). */
+static fy_dl_t *vector_loops(size_t size, MPI_Count count, MPI_Count blocklen, MPI_Aint stride,
+                             MPI_Aint off, const fy_dtype_t *c, const fy_dl_t *cd)
 {
-    const fy_shape_t *sh = &d->shape;
-    const fy_dtype_t *c = sh->child;
-    if (d->size == 0)
+    if (size == 0)
         return run_node(0, 0);
-    if (block_is_run(cd, c, sh->blocklen)) {
-        size_t bb = (size_t)sh->blocklen * cd->size;
-        if (sh->count == 1 || sh->stride == (MPI_Aint)bb)
-            return run_node(cd->off, bb * (size_t)sh->count);
-        fy_dl_t *r = node(FY_DL_VRUN, d->size);
+    if (block_is_run(cd, c, blocklen)) {
+        size_t bb = (size_t)blocklen * cd->size;
+        if (count == 1 || stride == (MPI_Aint)bb)
+            return run_node(off + cd->off, bb * (size_t)count);
+        fy_dl_t *r = node(FY_DL_VRUN, size);
         if (r) {
-            r->count = sh->count;
+            r->count = count;
             r->len = bb;
-            r->off = cd->off;
-            r->stride = sh->stride;
+            r->off = off + cd->off;
+            r->stride = stride;
+        }
+        return r;
+    }
+    /* One block of children that are runs with gaps between: a strided loop over them. */
+    if (cd->kind == FY_DL_RUN && count == 1) {
+        fy_dl_t *r = node(FY_DL_VRUN, size);
+        if (r) {
+            r->count = blocklen;
+            r->len = cd->size;
+            r->off = off + cd->off;
+            r->stride = c->extent;
         }
         return r;
     }
     /* Consecutive copies of a strided loop that continue its stride: one longer loop. */
-    if (cd->kind == FY_DL_VRUN && (sh->count == 1 || sh->blocklen == 1)) {
-        MPI_Count reps = sh->count == 1 ? sh->blocklen : sh->count;
-        MPI_Aint step = sh->count == 1 ? c->extent : sh->stride;
+    if (cd->kind == FY_DL_VRUN && (count == 1 || blocklen == 1)) {
+        MPI_Count reps = count == 1 ? blocklen : count;
+        MPI_Aint step = count == 1 ? c->extent : stride;
         if (reps == 1 || step == cd->stride * cd->count) {
-            fy_dl_t *r = node(FY_DL_VRUN, d->size);
+            fy_dl_t *r = node(FY_DL_VRUN, size);
             if (r) {
                 r->count = cd->count * reps;
                 r->len = cd->len;
-                r->off = cd->off;
+                r->off = off + cd->off;
                 r->stride = cd->stride;
             }
             return r;
         }
     }
-    fy_dl_t *r = node(FY_DL_VEC, d->size);
+    fy_dl_t *r = node(FY_DL_VEC, size);
     if (r) {
-        r->count = sh->count;
-        r->blocklen = sh->blocklen;
-        r->stride = sh->stride;
+        r->count = count;
+        r->blocklen = blocklen;
+        r->stride = stride;
+        r->off = off;
         r->cext = c->extent;
         r->child = (fy_dl_t *)cd;
     }
     return r;
+}
+
+static fy_dl_t *compile_vector(const fy_dtype_t *d, const fy_dl_t *cd)
+{
+    const fy_shape_t *sh = &d->shape;
+    return vector_loops((size_t)d->size, sh->count, sh->blocklen, sh->stride, 0, sh->child, cd);
 }
 
 /* Indexed and struct shapes. */
@@ -180,6 +198,13 @@ static fy_dl_t *compile_blocks(const fy_dtype_t *d)
         }
         return from_runs(m, displs, lens, (size_t)d->size);
     }
+    if (nonempty == 1) /* one block: a vector of one block, which has simpler loops */
+        for (MPI_Count i = 0; i < sh->count; i++) {
+            const fy_dtype_t *c = is_struct ? sh->children[i] : sh->child;
+            if (sh->blocklens[i] > 0 && c->size > 0)
+                return vector_loops((size_t)d->size, 1, sh->blocklens[i], 0, sh->displs[i], c,
+                                    c->dl);
+        }
     fy_dl_t *r = node(FY_DL_IDX, (size_t)d->size);
     if (!r)
         return NULL;
