@@ -9,6 +9,7 @@
 #include "fy_handle.h"
 #include "fy_info.h"
 #include "fy_runtime.h"
+#include "fy_topo.h"
 
 static fy_comm_t world, self;
 static int self_world_of[1];
@@ -161,7 +162,13 @@ int fy_comm_dup(fy_comm_t *old, const uint64_t *mask, fy_comm_t **new_p)
         return fy_comm_create_inter(old, old->size, old->rank, world_of, old->peer_size, remote,
                                     mask, new_p);
     }
-    return fy_comm_create(old, old->size, old->rank, world_of, mask, new_p);
+    int rc = fy_comm_create(old, old->size, old->rank, world_of, mask, new_p);
+    /* A duplicate keeps the process topology. */
+    if (rc == MPI_SUCCESS && old->topo && !((*new_p)->topo = fy_topo_copy(old->topo))) {
+        fy_comm_release(*new_p);
+        rc = fy_err_set(MPI_ERR_NO_MEM, "MPI_Comm_dup: out of memory copying the topology");
+    }
+    return rc;
 }
 
 void fy_comm_release(fy_comm_t *c)
@@ -178,6 +185,7 @@ void fy_comm_release(fy_comm_t *c)
             fy_comm_release(c->local);
     }
     fy_info_free(c->info);
+    fy_topo_free(c->topo);
     free(c->world_of);
     free(c);
 }
@@ -194,6 +202,7 @@ void fy_comm_fini(void)
             fy_info_free(table[i]->info);
             if (table[i]->inter)
                 free(table[i]->peer_world_of);
+            fy_topo_free(table[i]->topo);
             free(table[i]->world_of);
             free(table[i]);
         }
