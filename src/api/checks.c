@@ -1,5 +1,6 @@
 /* Argument checks for the entry points (see fy_api.h). */
 #include "fy_api.h"
+#include "fy_coll.h"
 #include "fy_handle.h"
 #include "fy_p2p.h"
 
@@ -140,6 +141,13 @@ void fy_api_request_retire(fy_req_t *r, MPI_Request *h)
         r->active = false;
         return;
     }
-    fy_req_free(r);
+    fy_api_request_free(r);
     *h = MPI_REQUEST_NULL;
+}
+
+void fy_api_request_free(fy_req_t *r)
+{
+    if (r->kind == FY_REQ_COLL && r->sched)
+        fy_sched_free(r->sched);
+    fy_req_free(r);
 }

@@ -1,19 +1,54 @@
-/* Barrier, Bcast and the reductions (Reduce, Allreduce, Scan, Exscan); argument checks here,
- * algorithms in src/coll. */
-#include "fy_coll.h"
+/* Barrier, Bcast and the reductions (Reduce, Allreduce, Scan, Exscan): argument checks here,
+ * shared by the blocking, nonblocking and persistent forms (coll_api.h); algorithms in
+ * src/coll. */
+#include "coll_api.h"
 #include "fy_op.h"
 #include "p2p_start.h"
 
-int PMPI_Barrier(MPI_Comm comm)
+fy_sched_t *fy_api_sched_new(const char *fn, fy_comm_t *c, int *rc_p)
+{
+    if (c->inter) {
+        *rc_p = fy_err_set(MPI_ERR_UNSUPPORTED_OPERATION,
+                           "%s: collectives on intercommunicators (%s) are not implemented in this "
+                           "release of Ferry",
+                           fn, c->name);
+        return NULL;
+    }
+    fy_sched_t *s = fy_sched_new(c, fn);
+    *rc_p = s ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    return s;
+}
+
+int fy_api_sched_go(fy_sched_t *s, fy_coll_mode_t mode, MPI_Request *request)
+{
+    fy_req_t *r;
+    int rc = fy_sched_start(s, mode == FY_COLL_PERSISTENT, &r);
+    if (rc == MPI_SUCCESS)
+        *request = r->handle;
+    return rc;
+}
+
+int fy_api_barrier(const char *fn, MPI_Comm comm, fy_coll_mode_t mode, MPI_Request *request)
 {
     fy_comm_t *c;
-    int rc = fy_api_comm("MPI_Barrier", comm, &c);
+    fy_sched_t *s;
+    int rc = fy_api_comm(fn, comm, &c);
     if (rc == MPI_SUCCESS) {
         fy_lock();
-        rc = fy_barrier(c);
+        if (mode == FY_COLL_BLOCKING) {
+            rc = fy_barrier(c);
+        } else if ((s = fy_api_sched_new(fn, c, &rc))) {
+            fy_barrier_sched(s);
+            rc = fy_api_sched_go(s, mode, request);
+        }
         fy_unlock();
     }
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}
+
+int PMPI_Barrier(MPI_Comm comm)
+{
+    return fy_api_barrier("MPI_Barrier", comm, FY_COLL_BLOCKING, NULL);
 }
 
 static int coll_args(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt,
@@ -29,30 +64,38 @@ static int coll_args(const char *fn, const void *buf, MPI_Count count, MPI_Datat
     return rc;
 }
 
-static int bcast(const char *fn, void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
-                 MPI_Comm comm)
+int fy_api_bcast(const char *fn, void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                 MPI_Comm comm, fy_coll_mode_t mode, MPI_Request *request)
 {
     fy_comm_t *c;
     const fy_dtype_t *d;
+    fy_sched_t *s;
     int rc = coll_args(fn, buffer, count, datatype, comm, &c, &d);
     if (rc == MPI_SUCCESS)
         rc = fy_api_rank(fn, c, root, "root", 0, 0);
     /* Nothing to move: collectives other than Barrier need not synchronize. */
-    if (rc == MPI_SUCCESS && (count == 0 || d->size == 0))
+    if (rc == MPI_SUCCESS && mode == FY_COLL_BLOCKING && (count == 0 || d->size == 0))
         return MPI_SUCCESS;
     if (rc == MPI_SUCCESS) {
         fy_lock();
-        rc = fy_bcast(buffer, count, d, root, c);
+        if (mode == FY_COLL_BLOCKING) {
+            rc = fy_bcast(buffer, count, d, root, c);
+        } else if ((s = fy_api_sched_new(fn, c, &rc))) {
+            fy_bcast_sched(s, buffer, count, d, root);
+            rc = fy_api_sched_go(s, mode, request);
+        }
         fy_unlock();
     }
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
 }
 
-static int reduce(const char *fn, const void *sendbuf, void *recvbuf, MPI_Count count,
-                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+int fy_api_reduce(const char *fn, const void *sendbuf, void *recvbuf, MPI_Count count,
+                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, fy_coll_mode_t mode,
+                  MPI_Request *request)
 {
     fy_comm_t *c;
     const fy_dtype_t *d;
+    fy_sched_t *s;
     int rc = coll_args(fn, sendbuf, count, datatype, comm, &c, &d);
     if (rc == MPI_SUCCESS)
         rc = fy_api_rank(fn, c, root, "root", 0, 0);
@@ -60,54 +103,75 @@ static int reduce(const char *fn, const void *sendbuf, void *recvbuf, MPI_Count 
         rc = fy_op_check(fn, op, d);
     if (rc == MPI_SUCCESS && sendbuf == MPI_IN_PLACE && c->rank != root)
         rc = fy_err_set(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is only valid at the root", fn);
-    if (rc == MPI_SUCCESS && count == 0)
+    if (rc == MPI_SUCCESS && mode == FY_COLL_BLOCKING && count == 0)
         return MPI_SUCCESS;
+    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     if (rc == MPI_SUCCESS) {
         fy_lock();
-        rc = fy_reduce(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, d, op, root, c);
-        fy_coll_scratch_done();
+        if (mode == FY_COLL_BLOCKING) {
+            rc = fy_reduce(in, recvbuf, count, d, op, root, c);
+            fy_coll_scratch_done();
+        } else if ((s = fy_api_sched_new(fn, c, &rc))) {
+            fy_reduce_sched(s, in, recvbuf, count, d, op, root);
+            rc = fy_api_sched_go(s, mode, request);
+        }
         fy_unlock();
     }
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
 }
 
-static int allreduce(const char *fn, const void *sendbuf, void *recvbuf, MPI_Count count,
-                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+int fy_api_allreduce(const char *fn, const void *sendbuf, void *recvbuf, MPI_Count count,
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, fy_coll_mode_t mode,
+                     MPI_Request *request)
 {
     fy_comm_t *c;
     const fy_dtype_t *d;
+    fy_sched_t *s;
     int rc = coll_args(fn, sendbuf, count, datatype, comm, &c, &d);
     if (rc == MPI_SUCCESS)
         rc = fy_api_buf(fn, recvbuf, count, d);
     if (rc == MPI_SUCCESS)
         rc = fy_op_check(fn, op, d);
-    if (rc == MPI_SUCCESS && count == 0)
+    if (rc == MPI_SUCCESS && mode == FY_COLL_BLOCKING && count == 0)
         return MPI_SUCCESS;
+    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     if (rc == MPI_SUCCESS) {
         fy_lock();
-        rc = fy_allreduce(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, d, op, c);
-        fy_coll_scratch_done();
+        if (mode == FY_COLL_BLOCKING) {
+            rc = fy_allreduce(in, recvbuf, count, d, op, c);
+            fy_coll_scratch_done();
+        } else if ((s = fy_api_sched_new(fn, c, &rc))) {
+            fy_allreduce_sched(s, in, recvbuf, count, d, op);
+            rc = fy_api_sched_go(s, mode, request);
+        }
         fy_unlock();
     }
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
 }
 
-static int scan(const char *fn, const void *sendbuf, void *recvbuf, MPI_Count count,
-                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, bool exclusive)
+int fy_api_scan(const char *fn, const void *sendbuf, void *recvbuf, MPI_Count count,
+                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, bool exclusive,
+                fy_coll_mode_t mode, MPI_Request *request)
 {
     fy_comm_t *c;
     const fy_dtype_t *d;
+    fy_sched_t *s;
     int rc = coll_args(fn, sendbuf, count, datatype, comm, &c, &d);
     if (rc == MPI_SUCCESS && (!exclusive || c->rank > 0))
         rc = fy_api_buf(fn, recvbuf, count, d);
     if (rc == MPI_SUCCESS)
         rc = fy_op_check(fn, op, d);
-    if (rc == MPI_SUCCESS && count == 0)
+    if (rc == MPI_SUCCESS && mode == FY_COLL_BLOCKING && count == 0)
         return MPI_SUCCESS;
     if (rc == MPI_SUCCESS) {
         fy_lock();
-        rc = fy_scan(sendbuf, recvbuf, count, d, op, exclusive, c);
-        fy_coll_scratch_done();
+        if (mode == FY_COLL_BLOCKING) {
+            rc = fy_scan(sendbuf, recvbuf, count, d, op, exclusive, c);
+            fy_coll_scratch_done();
+        } else if ((s = fy_api_sched_new(fn, c, &rc))) {
+            fy_scan_sched(s, sendbuf, recvbuf, count, d, op, exclusive);
+            rc = fy_api_sched_go(s, mode, request);
+        }
         fy_unlock();
     }
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
@@ -115,58 +179,66 @@ static int scan(const char *fn, const void *sendbuf, void *recvbuf, MPI_Count co
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    return bcast("MPI_Bcast", buffer, count, datatype, root, comm);
+    return fy_api_bcast("MPI_Bcast", buffer, count, datatype, root, comm, FY_COLL_BLOCKING, NULL);
 }
 
 int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    return bcast("MPI_Bcast_c", buffer, count, datatype, root, comm);
+    return fy_api_bcast("MPI_Bcast_c", buffer, count, datatype, root, comm, FY_COLL_BLOCKING, NULL);
 }
 
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm)
 {
-    return reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm);
+    return fy_api_reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm,
+                         FY_COLL_BLOCKING, NULL);
 }
 
 int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Op op, int root, MPI_Comm comm)
 {
-    return reduce("MPI_Reduce_c", sendbuf, recvbuf, count, datatype, op, root, comm);
+    return fy_api_reduce("MPI_Reduce_c", sendbuf, recvbuf, count, datatype, op, root, comm,
+                         FY_COLL_BLOCKING, NULL);
 }
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm)
 {
-    return allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm);
+    return fy_api_allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm,
+                            FY_COLL_BLOCKING, NULL);
 }
 
 int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                      MPI_Op op, MPI_Comm comm)
 {
-    return allreduce("MPI_Allreduce_c", sendbuf, recvbuf, count, datatype, op, comm);
+    return fy_api_allreduce("MPI_Allreduce_c", sendbuf, recvbuf, count, datatype, op, comm,
+                            FY_COLL_BLOCKING, NULL);
 }
 
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm)
 {
-    return scan("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, false);
+    return fy_api_scan("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, false,
+                       FY_COLL_BLOCKING, NULL);
 }
 
 int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                 MPI_Op op, MPI_Comm comm)
 {
-    return scan("MPI_Scan_c", sendbuf, recvbuf, count, datatype, op, comm, false);
+    return fy_api_scan("MPI_Scan_c", sendbuf, recvbuf, count, datatype, op, comm, false,
+                       FY_COLL_BLOCKING, NULL);
 }
 
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm)
 {
-    return scan("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, true);
+    return fy_api_scan("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, true,
+                       FY_COLL_BLOCKING, NULL);
 }
 
 int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm)
 {
-    return scan("MPI_Exscan_c", sendbuf, recvbuf, count, datatype, op, comm, true);
+    return fy_api_scan("MPI_Exscan_c", sendbuf, recvbuf, count, datatype, op, comm, true,
+                       FY_COLL_BLOCKING, NULL);
 }

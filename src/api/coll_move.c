@@ -1,9 +1,11 @@
 /* The data-movement collectives and reduce-scatter: argument checks and count conversion here,
- * algorithms in src/coll. The int forms widen their count arrays to MPI_Aint; the MPI-4 large
- * count (_c) forms pass theirs straight through (MPI_Count and MPI_Aint are one type here). */
+ * shared by the blocking, nonblocking and persistent forms (coll_api.h); algorithms in
+ * src/coll. The int forms widen their count arrays to MPI_Aint; the MPI-4 large count (_c)
+ * forms pass theirs straight through (MPI_Count and MPI_Aint are one type here). The schedules
+ * read the arrays while they are built, so the widened copies are freed at once. */
 #include <stdlib.h>
 
-#include "fy_coll.h"
+#include "coll_api.h"
 #include "fy_op.h"
 #include "p2p_start.h"
 
@@ -52,11 +54,13 @@ static int widen(const char *fn, const int *in, int n, MPI_Aint **out)
 }
 
 /* ---- Gather -------------------------------------------------------------------------- */
-static int gather(const char *fn, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+int fy_api_gather(const char *fn, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                   void *rbuf, MPI_Count rcount, const MPI_Aint *rcounts, const MPI_Aint *displs,
-                  MPI_Datatype rtype, int root, MPI_Comm comm)
+                  MPI_Datatype rtype, int root, MPI_Comm comm, fy_coll_mode_t mode,
+                  MPI_Request *request)
 {
     coll_args_t a;
+    fy_sched_t *s;
     int rc = check(fn, comm, sbuf, stype, 1, rtype, 0, root, &a);
     if (rc == MPI_SUCCESS && a.c->rank == root) {
         rc = fy_api_dtype(fn, rtype, &a.rdt);
@@ -70,7 +74,12 @@ static int gather(const char *fn, const void *sbuf, MPI_Count scount, MPI_Dataty
                         (long)(scount < 0 ? scount : rcount));
     if (rc == MPI_SUCCESS) {
         fy_lock();
-        rc = fy_gatherv(sbuf, scount, a.sdt, rbuf, rcount, rcounts, displs, a.rdt, root, a.c);
+        if (mode == FY_COLL_BLOCKING) {
+            rc = fy_gatherv(sbuf, scount, a.sdt, rbuf, rcount, rcounts, displs, a.rdt, root, a.c);
+        } else if ((s = fy_api_sched_new(fn, a.c, &rc))) {
+            fy_gatherv_sched(s, sbuf, scount, a.sdt, rbuf, rcount, rcounts, displs, a.rdt, root);
+            rc = fy_api_sched_go(s, mode, request);
+        }
         fy_unlock();
     }
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
@@ -79,49 +88,62 @@ static int gather(const char *fn, const void *sbuf, MPI_Count scount, MPI_Dataty
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return gather("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL,
-                  recvtype, root, comm);
+    return fy_api_gather("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL,
+                         recvtype, root, comm, FY_COLL_BLOCKING, NULL);
 }
 
 int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return gather("MPI_Gather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL,
-                  recvtype, root, comm);
+    return fy_api_gather("MPI_Gather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL,
+                         NULL, recvtype, root, comm, FY_COLL_BLOCKING, NULL);
+}
+
+int fy_api_gatherv_int(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, const int recvcounts[], const int displs[],
+                       MPI_Datatype recvtype, int root, MPI_Comm comm, fy_coll_mode_t mode,
+                       MPI_Request *request)
+{
+    MPI_Aint *rc_w = NULL, *d_w = NULL;
+    fy_comm_t *c = fy_comm_get(comm);
+    int n = c ? c->size : 0, rc = MPI_SUCCESS;
+    if (c && c->rank == root &&
+        ((rc = widen(fn, recvcounts, n, &rc_w)) != MPI_SUCCESS ||
+         (rc = widen(fn, displs, n, &d_w)) != MPI_SUCCESS)) {
+        free(rc_w);
+        return fy_err_raise_comm(comm, rc);
+    }
+    rc = fy_api_gather(fn, sendbuf, sendcount, sendtype, recvbuf, 0, rc_w, d_w, recvtype, root,
+                       comm, mode, request);
+    free(rc_w);
+    free(d_w);
+    return rc;
 }
 
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm comm)
 {
-    MPI_Aint *rc_w = NULL, *d_w = NULL;
-    fy_comm_t *c = fy_comm_get(comm);
-    int n = c ? c->size : 0, rc = MPI_SUCCESS;
-    if (c && c->rank == root &&
-        ((rc = widen("MPI_Gatherv", recvcounts, n, &rc_w)) != MPI_SUCCESS ||
-         (rc = widen("MPI_Gatherv", displs, n, &d_w)) != MPI_SUCCESS))
-        return fy_err_raise_comm(comm, rc);
-    rc = gather("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf, 0, rc_w, d_w, recvtype, root,
-                comm);
-    free(rc_w);
-    free(d_w);
-    return rc;
+    return fy_api_gatherv_int("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                              displs, recvtype, root, comm, FY_COLL_BLOCKING, NULL);
 }
 
 int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                    int root, MPI_Comm comm)
 {
-    return gather("MPI_Gatherv_c", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs,
-                  recvtype, root, comm);
+    return fy_api_gather("MPI_Gatherv_c", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts,
+                         displs, recvtype, root, comm, FY_COLL_BLOCKING, NULL);
 }
 
 /* ---- Scatter ------------------------------------------------------------------------- */
-static int scatter(const char *fn, const void *sbuf, MPI_Count scount, const MPI_Aint *scounts,
+int fy_api_scatter(const char *fn, const void *sbuf, MPI_Count scount, const MPI_Aint *scounts,
                    const MPI_Aint *displs, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
-                   MPI_Datatype rtype, int root, MPI_Comm comm)
+                   MPI_Datatype rtype, int root, MPI_Comm comm, fy_coll_mode_t mode,
+                   MPI_Request *request)
 {
     coll_args_t a;
+    fy_sched_t *s;
     int rc = check(fn, comm, NULL, stype, 0, rtype, 0, root, &a);
     int at_root = rc == MPI_SUCCESS && a.c->rank == root;
     if (rc == MPI_SUCCESS && at_root)
@@ -137,7 +159,12 @@ static int scatter(const char *fn, const void *sbuf, MPI_Count scount, const MPI
                         (long)(scount < 0 ? scount : rcount));
     if (rc == MPI_SUCCESS) {
         fy_lock();
-        rc = fy_scatterv(sbuf, scount, scounts, displs, a.sdt, rbuf, rcount, a.rdt, root, a.c);
+        if (mode == FY_COLL_BLOCKING) {
+            rc = fy_scatterv(sbuf, scount, scounts, displs, a.sdt, rbuf, rcount, a.rdt, root, a.c);
+        } else if ((s = fy_api_sched_new(fn, a.c, &rc))) {
+            fy_scatterv_sched(s, sbuf, scount, scounts, displs, a.sdt, rbuf, rcount, a.rdt, root);
+            rc = fy_api_sched_go(s, mode, request);
+        }
         fy_unlock();
     }
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
@@ -146,60 +173,77 @@ static int scatter(const char *fn, const void *sbuf, MPI_Count scount, const MPI
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return scatter("MPI_Scatter", sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount,
-                   recvtype, root, comm);
+    return fy_api_scatter("MPI_Scatter", sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
+                          recvcount, recvtype, root, comm, FY_COLL_BLOCKING, NULL);
 }
 
 int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return scatter("MPI_Scatter_c", sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount,
-                   recvtype, root, comm);
+    return fy_api_scatter("MPI_Scatter_c", sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
+                          recvcount, recvtype, root, comm, FY_COLL_BLOCKING, NULL);
+}
+
+int fy_api_scatterv_int(const char *fn, const void *sendbuf, const int sendcounts[],
+                        const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm, fy_coll_mode_t mode,
+                        MPI_Request *request)
+{
+    MPI_Aint *sc_w = NULL, *d_w = NULL;
+    fy_comm_t *c = fy_comm_get(comm);
+    int n = c ? c->size : 0, rc = MPI_SUCCESS;
+    if (c && c->rank == root &&
+        ((rc = widen(fn, sendcounts, n, &sc_w)) != MPI_SUCCESS ||
+         (rc = widen(fn, displs, n, &d_w)) != MPI_SUCCESS)) {
+        free(sc_w);
+        return fy_err_raise_comm(comm, rc);
+    }
+    rc = fy_api_scatter(fn, sendbuf, 0, sc_w, d_w, sendtype, recvbuf, recvcount, recvtype, root,
+                        comm, mode, request);
+    free(sc_w);
+    free(d_w);
+    return rc;
 }
 
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm)
 {
-    MPI_Aint *sc_w = NULL, *d_w = NULL;
-    fy_comm_t *c = fy_comm_get(comm);
-    int n = c ? c->size : 0, rc = MPI_SUCCESS;
-    if (c && c->rank == root &&
-        ((rc = widen("MPI_Scatterv", sendcounts, n, &sc_w)) != MPI_SUCCESS ||
-         (rc = widen("MPI_Scatterv", displs, n, &d_w)) != MPI_SUCCESS))
-        return fy_err_raise_comm(comm, rc);
-    rc = scatter("MPI_Scatterv", sendbuf, 0, sc_w, d_w, sendtype, recvbuf, recvcount, recvtype,
-                 root, comm);
-    free(sc_w);
-    free(d_w);
-    return rc;
+    return fy_api_scatterv_int("MPI_Scatterv", sendbuf, sendcounts, displs, sendtype, recvbuf,
+                               recvcount, recvtype, root, comm, FY_COLL_BLOCKING, NULL);
 }
 
 int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                     MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return scatter("MPI_Scatterv_c", sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount,
-                   recvtype, root, comm);
+    return fy_api_scatter("MPI_Scatterv_c", sendbuf, 0, sendcounts, displs, sendtype, recvbuf,
+                          recvcount, recvtype, root, comm, FY_COLL_BLOCKING, NULL);
 }
 
 /* ---- Allgather ----------------------------------------------------------------------- */
-static int allgather(const char *fn, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+int fy_api_allgather(const char *fn, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                      void *rbuf, MPI_Count rcount, const MPI_Aint *rcounts, const MPI_Aint *displs,
-                     MPI_Datatype rtype, MPI_Comm comm)
+                     MPI_Datatype rtype, MPI_Comm comm, fy_coll_mode_t mode, MPI_Request *request)
 {
     coll_args_t a;
+    fy_sched_t *s;
     int rc = check(fn, comm, sbuf, stype, 1, rtype, 1, MPI_UNDEFINED, &a);
     if (rc == MPI_SUCCESS)
         rc = counts_ok(fn, rcounts, a.c->size);
     if (rc == MPI_SUCCESS && (scount < 0 || rcount < 0))
         rc = fy_err_set(MPI_ERR_COUNT, "%s: invalid count %ld", fn,
                         (long)(scount < 0 ? scount : rcount));
-    if (rc == MPI_SUCCESS && !rcounts && rcount == 0)
+    if (rc == MPI_SUCCESS && mode == FY_COLL_BLOCKING && !rcounts && rcount == 0)
         return MPI_SUCCESS; /* every block is empty: nothing to move */
     if (rc == MPI_SUCCESS) {
         fy_lock();
-        rc = fy_allgatherv(sbuf, scount, a.sdt, rbuf, rcount, rcounts, displs, a.rdt, a.c);
+        if (mode == FY_COLL_BLOCKING) {
+            rc = fy_allgatherv(sbuf, scount, a.sdt, rbuf, rcount, rcounts, displs, a.rdt, a.c);
+        } else if ((s = fy_api_sched_new(fn, a.c, &rc))) {
+            fy_allgatherv_sched(s, sbuf, scount, a.sdt, rbuf, rcount, rcounts, displs, a.rdt);
+            rc = fy_api_sched_go(s, mode, request);
+        }
         fy_unlock();
     }
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
@@ -208,51 +252,61 @@ static int allgather(const char *fn, const void *sbuf, MPI_Count scount, MPI_Dat
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL,
-                     recvtype, comm);
+    return fy_api_allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL,
+                            NULL, recvtype, comm, FY_COLL_BLOCKING, NULL);
 }
 
 int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return allgather("MPI_Allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL,
-                     NULL, recvtype, comm);
+    return fy_api_allgather("MPI_Allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                            NULL, NULL, recvtype, comm, FY_COLL_BLOCKING, NULL);
+}
+
+int fy_api_allgatherv_int(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, const int recvcounts[], const int displs[],
+                          MPI_Datatype recvtype, MPI_Comm comm, fy_coll_mode_t mode,
+                          MPI_Request *request)
+{
+    MPI_Aint *rc_w = NULL, *d_w = NULL;
+    fy_comm_t *c = fy_comm_get(comm);
+    int n = c ? c->size : 0, rc;
+    if ((rc = widen(fn, recvcounts, n, &rc_w)) != MPI_SUCCESS ||
+        (rc = widen(fn, displs, n, &d_w)) != MPI_SUCCESS) {
+        free(rc_w);
+        return fy_err_raise_comm(comm, rc);
+    }
+    rc = fy_api_allgather(fn, sendbuf, sendcount, sendtype, recvbuf, 0, rc_w, d_w, recvtype, comm,
+                          mode, request);
+    free(rc_w);
+    free(d_w);
+    return rc;
 }
 
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                     MPI_Comm comm)
 {
-    MPI_Aint *rc_w = NULL, *d_w = NULL;
-    fy_comm_t *c = fy_comm_get(comm);
-    int n = c ? c->size : 0, rc;
-    if ((rc = widen("MPI_Allgatherv", recvcounts, n, &rc_w)) != MPI_SUCCESS ||
-        (rc = widen("MPI_Allgatherv", displs, n, &d_w)) != MPI_SUCCESS) {
-        free(rc_w);
-        return fy_err_raise_comm(comm, rc);
-    }
-    rc = allgather("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, 0, rc_w, d_w, recvtype,
-                   comm);
-    free(rc_w);
-    free(d_w);
-    return rc;
+    return fy_api_allgatherv_int("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf,
+                                 recvcounts, displs, recvtype, comm, FY_COLL_BLOCKING, NULL);
 }
 
 int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                       void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                       MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return allgather("MPI_Allgatherv_c", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts,
-                     displs, recvtype, comm);
+    return fy_api_allgather("MPI_Allgatherv_c", sendbuf, sendcount, sendtype, recvbuf, 0,
+                            recvcounts, displs, recvtype, comm, FY_COLL_BLOCKING, NULL);
 }
 
 /* ---- Alltoall ------------------------------------------------------------------------ */
-static int alltoall(const char *fn, const void *sbuf, MPI_Count scount, const MPI_Aint *scounts,
+int fy_api_alltoall(const char *fn, const void *sbuf, MPI_Count scount, const MPI_Aint *scounts,
                     const MPI_Aint *sdispls, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
                     const MPI_Aint *rcounts, const MPI_Aint *rdispls, MPI_Datatype rtype,
-                    MPI_Comm comm)
+                    MPI_Comm comm, fy_coll_mode_t mode, MPI_Request *request)
 {
     coll_args_t a;
+    fy_sched_t *s;
     int rc = check(fn, comm, sbuf, stype, 1, rtype, 1, MPI_UNDEFINED, &a);
     if (rc == MPI_SUCCESS)
         rc = counts_ok(fn, rcounts, a.c->size);
@@ -261,12 +315,18 @@ static int alltoall(const char *fn, const void *sbuf, MPI_Count scount, const MP
     if (rc == MPI_SUCCESS && (scount < 0 || rcount < 0))
         rc = fy_err_set(MPI_ERR_COUNT, "%s: invalid count %ld", fn,
                         (long)(scount < 0 ? scount : rcount));
-    if (rc == MPI_SUCCESS && !rcounts && rcount == 0)
+    if (rc == MPI_SUCCESS && mode == FY_COLL_BLOCKING && !rcounts && rcount == 0)
         return MPI_SUCCESS; /* every block is empty: nothing to move */
     if (rc == MPI_SUCCESS) {
         fy_lock();
-        rc = fy_alltoallv(sbuf, scount, scounts, sdispls, a.sdt, rbuf, rcount, rcounts, rdispls,
-                          a.rdt, a.c);
+        if (mode == FY_COLL_BLOCKING) {
+            rc = fy_alltoallv(sbuf, scount, scounts, sdispls, a.sdt, rbuf, rcount, rcounts, rdispls,
+                              a.rdt, a.c);
+        } else if ((s = fy_api_sched_new(fn, a.c, &rc))) {
+            fy_alltoallv_sched(s, sbuf, scount, scounts, sdispls, a.sdt, rbuf, rcount, rcounts,
+                               rdispls, a.rdt);
+            rc = fy_api_sched_go(s, mode, request);
+        }
         fy_unlock();
     }
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
@@ -275,20 +335,21 @@ static int alltoall(const char *fn, const void *sbuf, MPI_Count scount, const MP
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return alltoall("MPI_Alltoall", sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount,
-                    NULL, NULL, recvtype, comm);
+    return fy_api_alltoall("MPI_Alltoall", sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
+                           recvcount, NULL, NULL, recvtype, comm, FY_COLL_BLOCKING, NULL);
 }
 
 int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return alltoall("MPI_Alltoall_c", sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount,
-                    NULL, NULL, recvtype, comm);
+    return fy_api_alltoall("MPI_Alltoall_c", sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
+                           recvcount, NULL, NULL, recvtype, comm, FY_COLL_BLOCKING, NULL);
 }
 
-int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+int fy_api_alltoallv_int(const char *fn, const void *sendbuf, const int sendcounts[],
+                         const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                         MPI_Comm comm, fy_coll_mode_t mode, MPI_Request *request)
 {
     MPI_Aint *w[4] = {NULL, NULL, NULL, NULL};
     const int *in[4] = {sendbuf == MPI_IN_PLACE ? NULL : sendcounts,
@@ -296,10 +357,10 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
     fy_comm_t *c = fy_comm_get(comm);
     int n = c ? c->size : 0, rc = MPI_SUCCESS;
     for (int i = 0; i < 4 && rc == MPI_SUCCESS; i++)
-        rc = widen("MPI_Alltoallv", in[i], n, &w[i]);
+        rc = widen(fn, in[i], n, &w[i]);
     if (rc == MPI_SUCCESS)
-        rc = alltoall("MPI_Alltoallv", sendbuf, 0, w[0], w[1], sendtype, recvbuf, 0, w[2], w[3],
-                      recvtype, comm);
+        rc = fy_api_alltoall(fn, sendbuf, 0, w[0], w[1], sendtype, recvbuf, 0, w[2], w[3], recvtype,
+                             comm, mode, request);
     else
         rc = fy_err_raise_comm(comm, rc);
     for (int i = 0; i < 4; i++)
@@ -307,19 +368,118 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
     return rc;
 }
 
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return fy_api_alltoallv_int("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                recvcounts, rdispls, recvtype, comm, FY_COLL_BLOCKING, NULL);
+}
+
 int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                      MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
                      const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return alltoall("MPI_Alltoallv_c", sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0,
-                    recvcounts, rdispls, recvtype, comm);
+    return fy_api_alltoall("MPI_Alltoallv_c", sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0,
+                           recvcounts, rdispls, recvtype, comm, FY_COLL_BLOCKING, NULL);
+}
+
+/* ---- Alltoallw: a datatype per block, displacements in bytes. Blocking too runs as a
+ * schedule (there is no hand-written form). */
+/* A block's type; an empty block may name any type (MPI_DATATYPE_NULL included). */
+static const fy_dtype_t *wtype(const char *fn, MPI_Datatype h, MPI_Aint count, int *rc)
+{
+    const fy_dtype_t *d = NULL;
+    if (count == 0)
+        return fy_dtype_get(MPI_BYTE);
+    if (*rc == MPI_SUCCESS)
+        *rc = fy_api_dtype(fn, h, &d);
+    return d;
+}
+
+int fy_api_alltoallw(const char *fn, const void *sbuf, const MPI_Aint scounts[],
+                     const MPI_Aint sdispls[], const MPI_Datatype stypes[], void *rbuf,
+                     const MPI_Aint rcounts[], const MPI_Aint rdispls[],
+                     const MPI_Datatype rtypes[], MPI_Comm comm, fy_coll_mode_t mode,
+                     MPI_Request *request)
+{
+    fy_comm_t *c;
+    const fy_dtype_t **dts = NULL;
+    bool in_place = sbuf == MPI_IN_PLACE;
+    int rc = fy_api_comm(fn, comm, &c), n = 0;
+    if (rc == MPI_SUCCESS) {
+        n = c->size;
+        if (!(dts = calloc(2 * (size_t)n, sizeof *dts)))
+            rc = fy_err_set(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = counts_ok(fn, rcounts, n);
+    if (rc == MPI_SUCCESS && !in_place)
+        rc = counts_ok(fn, scounts, n);
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        dts[n + i] = wtype(fn, rtypes[i], rcounts[i], &rc);
+        if (!in_place)
+            dts[i] = wtype(fn, stypes[i], scounts[i], &rc);
+    }
+    if (rc == MPI_SUCCESS) {
+        fy_lock();
+        fy_sched_t *s = fy_api_sched_new(fn, c, &rc);
+        if (s) {
+            fy_alltoallw_sched(s, sbuf, scounts, sdispls, dts, rbuf, rcounts, rdispls, dts + n);
+            rc = mode == FY_COLL_BLOCKING ? fy_sched_run(s) : fy_api_sched_go(s, mode, request);
+        }
+        fy_unlock();
+    }
+    free(dts);
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}
+
+int fy_api_alltoallw_int(const char *fn, const void *sendbuf, const int sendcounts[],
+                         const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                         const int recvcounts[], const int rdispls[],
+                         const MPI_Datatype recvtypes[], MPI_Comm comm, fy_coll_mode_t mode,
+                         MPI_Request *request)
+{
+    MPI_Aint *w[4] = {NULL, NULL, NULL, NULL};
+    const int *in[4] = {sendbuf == MPI_IN_PLACE ? NULL : sendcounts,
+                        sendbuf == MPI_IN_PLACE ? NULL : sdispls, recvcounts, rdispls};
+    fy_comm_t *c = fy_comm_get(comm);
+    int n = c ? c->size : 0, rc = MPI_SUCCESS;
+    for (int i = 0; i < 4 && rc == MPI_SUCCESS; i++)
+        rc = widen(fn, in[i], n, &w[i]);
+    if (rc == MPI_SUCCESS)
+        rc = fy_api_alltoallw(fn, sendbuf, w[0], w[1], sendtypes, recvbuf, w[2], w[3], recvtypes,
+                              comm, mode, request);
+    else
+        rc = fy_err_raise_comm(comm, rc);
+    for (int i = 0; i < 4; i++)
+        free(w[i]);
+    return rc;
+}
+
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return fy_api_alltoallw_int("MPI_Alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                recvcounts, rdispls, recvtypes, comm, FY_COLL_BLOCKING, NULL);
+}
+
+int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return fy_api_alltoallw("MPI_Alltoallw_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                            recvcounts, rdispls, recvtypes, comm, FY_COLL_BLOCKING, NULL);
 }
 
 /* ---- Reduce_scatter ------------------------------------------------------------------ */
-static int reduce_scatter(const char *fn, const void *sbuf, void *rbuf, MPI_Count rcount,
-                          const MPI_Aint *rcounts, MPI_Datatype dtype, MPI_Op op, MPI_Comm comm)
+int fy_api_reduce_scatter(const char *fn, const void *sbuf, void *rbuf, MPI_Count rcount,
+                          const MPI_Aint *rcounts, MPI_Datatype dtype, MPI_Op op, MPI_Comm comm,
+                          fy_coll_mode_t mode, MPI_Request *request)
 {
     coll_args_t a;
+    fy_sched_t *s;
     int rc = check(fn, comm, NULL, dtype, 0, dtype, 1, MPI_UNDEFINED, &a);
     if (rc == MPI_SUCCESS)
         rc = counts_ok(fn, rcounts, a.c->size);
@@ -327,12 +487,17 @@ static int reduce_scatter(const char *fn, const void *sbuf, void *rbuf, MPI_Coun
         rc = fy_err_set(MPI_ERR_COUNT, "%s: invalid count %ld", fn, (long)rcount);
     if (rc == MPI_SUCCESS)
         rc = fy_op_check(fn, op, a.rdt);
-    if (rc == MPI_SUCCESS && !rcounts && rcount == 0)
+    if (rc == MPI_SUCCESS && mode == FY_COLL_BLOCKING && !rcounts && rcount == 0)
         return MPI_SUCCESS; /* every block is empty: nothing to move */
     if (rc == MPI_SUCCESS) {
         fy_lock();
-        rc = fy_reduce_scatter(sbuf, rbuf, rcount, rcounts, a.rdt, op, a.c);
-        fy_coll_scratch_done();
+        if (mode == FY_COLL_BLOCKING) {
+            rc = fy_reduce_scatter(sbuf, rbuf, rcount, rcounts, a.rdt, op, a.c);
+            fy_coll_scratch_done();
+        } else if ((s = fy_api_sched_new(fn, a.c, &rc))) {
+            fy_reduce_scatter_sched(s, sbuf, rbuf, rcount, rcounts, a.rdt, op);
+            rc = fy_api_sched_go(s, mode, request);
+        }
         fy_unlock();
     }
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
@@ -341,33 +506,41 @@ static int reduce_scatter(const char *fn, const void *sbuf, void *rbuf, MPI_Coun
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, recvcount, NULL, datatype,
-                          op, comm);
+    return fy_api_reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, recvcount, NULL,
+                                 datatype, op, comm, FY_COLL_BLOCKING, NULL);
 }
 
 int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return reduce_scatter("MPI_Reduce_scatter_block_c", sendbuf, recvbuf, recvcount, NULL, datatype,
-                          op, comm);
+    return fy_api_reduce_scatter("MPI_Reduce_scatter_block_c", sendbuf, recvbuf, recvcount, NULL,
+                                 datatype, op, comm, FY_COLL_BLOCKING, NULL);
+}
+
+int fy_api_reduce_scatter_int(const char *fn, const void *sendbuf, void *recvbuf,
+                              const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm, fy_coll_mode_t mode, MPI_Request *request)
+{
+    MPI_Aint *w = NULL;
+    fy_comm_t *c = fy_comm_get(comm);
+    int rc = widen(fn, recvcounts, c ? c->size : 0, &w);
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(comm, rc);
+    rc = fy_api_reduce_scatter(fn, sendbuf, recvbuf, 0, w, datatype, op, comm, mode, request);
+    free(w);
+    return rc;
 }
 
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    MPI_Aint *w = NULL;
-    fy_comm_t *c = fy_comm_get(comm);
-    int rc = widen("MPI_Reduce_scatter", recvcounts, c ? c->size : 0, &w);
-    if (rc != MPI_SUCCESS)
-        return fy_err_raise_comm(comm, rc);
-    rc = reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, 0, w, datatype, op, comm);
-    free(w);
-    return rc;
+    return fy_api_reduce_scatter_int("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, datatype,
+                                     op, comm, FY_COLL_BLOCKING, NULL);
 }
 
 int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return reduce_scatter("MPI_Reduce_scatter_c", sendbuf, recvbuf, 0, recvcounts, datatype, op,
-                          comm);
+    return fy_api_reduce_scatter("MPI_Reduce_scatter_c", sendbuf, recvbuf, 0, recvcounts, datatype,
+                                 op, comm, FY_COLL_BLOCKING, NULL);
 }

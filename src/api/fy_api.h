@@ -58,6 +58,8 @@ static inline int fy_api_p2p_args(const char *fn, const void *buf, MPI_Aint coun
 int fy_api_status_out(fy_req_t *r, MPI_Status *status);
 /* Releases a completed request: frees it, or deactivates a persistent one. */
 void fy_api_request_retire(fy_req_t *r, MPI_Request *h);
+/* Frees a request that is complete or inactive (a collective's schedule with it). */
+void fy_api_request_free(fy_req_t *r);
 
 /* Context-id agreement for a new communicator over parent's members (comm_cid.c): the free
  * mask common to all, safe against other creations in progress on this process. */

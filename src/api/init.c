@@ -56,6 +56,8 @@ int PMPI_Finalize(void)
     fy_attr_delete_all(fy_comm_get(MPI_COMM_SELF));
     /* Queued control records (FIN, ACK) may be what a peer still waits for. */
     fy_wait_until(no_pending, NULL);
+    /* Collectives whose requests were freed still run (MPI_Request_free): let them finish. */
+    fy_sched_fini();
     rc = fy_barrier(fy_comm_get(MPI_COMM_WORLD));
     fy_coll_fini();
     fy_finalize();

@@ -1,5 +1,6 @@
 /* Persistent requests: the arguments are checked and bound once; each MPI_Start runs the
  * same operation again on the same request. */
+#include "fy_coll.h"
 #include "fy_p2p.h"
 #include "p2p_start.h"
 
@@ -87,6 +88,8 @@ static int start_one(const char *fn, MPI_Request h)
         return fy_err_set(MPI_ERR_REQUEST, "%s: request 0x%x is not persistent", fn, (unsigned)h);
     if (r->active)
         return fy_err_set(MPI_ERR_REQUEST, "%s: request 0x%x is already active", fn, (unsigned)h);
+    if (r->kind == FY_REQ_COLL)
+        return fy_sched_restart(r);
     return fy_api_start(r);
 }
 

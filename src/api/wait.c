@@ -283,9 +283,9 @@ int PMPI_Request_free(MPI_Request *request)
     int rc = fy_api_request("MPI_Request_free", *request, &r);
     if (rc == MPI_SUCCESS) {
         if (fy_req_is_done(r) || (r->persistent && !r->active))
-            fy_req_free(r);
+            fy_api_request_free(r);
         else
-            r->user_freed = true;
+            r->user_freed = true; /* a collective's schedule runs on and frees itself */
         *request = MPI_REQUEST_NULL;
     }
     fy_unlock();
@@ -311,18 +311,25 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 }
 
 /* A receive that has not matched is cancelled at once. A send is withdrawn if the receiver
- * has not matched it yet; an eager send has completed already and is not cancelled. */
+ * has not matched it yet; an eager send has completed already and is not cancelled. A
+ * collective cannot be cancelled (MPI 4.1, 3.8.4): an error. */
 int PMPI_Cancel(MPI_Request *request)
 {
-    fy_req_t *r;
+    fy_req_t *r = NULL;
     fy_lock();
     int rc = fy_api_request("MPI_Cancel", *request, &r);
-    if (rc == MPI_SUCCESS && r->kind == FY_REQ_RECV)
+    if (rc == MPI_SUCCESS && r->kind == FY_REQ_COLL)
+        rc = fy_err_set(MPI_ERR_REQUEST,
+                        "MPI_Cancel: request 0x%x is a collective operation, which cannot be "
+                        "cancelled",
+                        (unsigned)*request);
+    else if (rc == MPI_SUCCESS && r->kind == FY_REQ_RECV)
         fy_p2p_cancel_recv(r);
     else if (rc == MPI_SUCCESS)
         fy_p2p_cancel_send(r);
+    MPI_Comm comm = r && r->kind == FY_REQ_COLL ? req_comm(r) : MPI_COMM_SELF;
     fy_unlock();
-    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
 }
 
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)

@@ -67,3 +67,61 @@ int fy_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t 
         fy_op_copy(dt, acc, rbuf, count);
     return rc;
 }
+
+void fy_allreduce_sched(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Aint count,
+                        const fy_dtype_t *dt, MPI_Op op)
+{
+    fy_comm_t *c = fy_sched_comm(s);
+    int p = c->size, me = c->rank;
+    bool commute = fy_op_commutes(op);
+    if (count == 0)
+        return;
+    fy_sched_copy_same(s, dt, sbuf, rbuf, count);
+    if (p == 1)
+        return;
+    char *acc = rbuf, *tmp = fy_sched_scratch_typed(s, dt, count, 1, NULL);
+    if (!tmp)
+        return;
+    int pof2 = 1;
+    while (pof2 * 2 <= p)
+        pof2 *= 2;
+    int rem = p - pof2, newrank;
+    if (me < 2 * rem) { /* the fold: even ranks hand their vector to the odd one above */
+        if (me % 2 == 0) {
+            fy_sched_send(s, rbuf, count, dt, me + 1);
+            newrank = -1;
+        } else {
+            fy_sched_recv(s, tmp, count, dt, me - 1);
+            fy_sched_round(s);
+            fy_sched_reduce(s, op, dt, tmp, acc, count); /* the lower rank's on the left */
+            newrank = me / 2;
+        }
+    } else {
+        newrank = me - rem;
+    }
+    if (newrank >= 0)
+        for (int mask = 1; mask < pof2; mask <<= 1) {
+            int pn = newrank ^ mask;
+            int partner = pn < rem ? pn * 2 + 1 : pn + rem;
+            fy_sched_recv(s, tmp, count, dt, partner);
+            fy_sched_send(s, acc, count, dt, partner);
+            fy_sched_round(s);
+            if (commute || pn < newrank) {
+                fy_sched_reduce(s, op, dt, tmp, acc, count);
+            } else { /* ours is the lower run: tmp = acc o tmp becomes the accumulator */
+                fy_sched_reduce(s, op, dt, acc, tmp, count);
+                char *t = acc;
+                acc = tmp;
+                tmp = t;
+            }
+        }
+    fy_sched_round(s);
+    if (me < 2 * rem) {
+        if (me % 2)
+            fy_sched_send(s, acc, count, dt, me - 1);
+        else
+            fy_sched_recv(s, rbuf, count, dt, me + 1);
+    }
+    if (acc != rbuf && newrank >= 0)
+        fy_sched_copy_same(s, dt, acc, rbuf, count);
+}

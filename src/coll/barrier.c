@@ -14,3 +14,14 @@ int fy_barrier(fy_comm_t *c)
     }
     return MPI_SUCCESS;
 }
+
+void fy_barrier_sched(fy_sched_t *s)
+{
+    fy_comm_t *c = fy_sched_comm(s);
+    const fy_dtype_t *byte = fy_dtype_get(MPI_BYTE);
+    for (int k = 1; k < c->size; k <<= 1) {
+        fy_sched_recv(s, NULL, 0, byte, (c->rank - k + c->size) % c->size);
+        fy_sched_send(s, NULL, 0, byte, (c->rank + k) % c->size);
+        fy_sched_round(s);
+    }
+}

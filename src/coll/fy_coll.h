@@ -1,11 +1,13 @@
-/* Collectives built on point-to-point, in the communicator's collective context. This
- * release has the four that classic programs need; each file holds one collective and says
- * what its algorithm costs. */
+/* Collectives built on point-to-point, in the communicator's collective context. Each file
+ * holds one collective: its blocking form (hand-written, small fixed tags FY_TAG_*) and its
+ * schedule builder for the nonblocking and persistent forms (fy_sched.h), and says what its
+ * algorithm costs. */
 #ifndef FY_COLL_H
 #define FY_COLL_H
 
 #include "fy_comm.h"
 #include "fy_dtype.h"
+#include "fy_sched.h"
 #include "mpi.h"
 
 int fy_barrier(fy_comm_t *c);
@@ -67,6 +69,40 @@ int fy_alltoallv(const void *sbuf, MPI_Aint scount, const MPI_Aint *scounts,
                  fy_comm_t *c);
 int fy_reduce_scatter(const void *sbuf, void *rbuf, MPI_Aint rcount, const MPI_Aint *rcounts,
                       const fy_dtype_t *dt, MPI_Op op, fy_comm_t *c);
+
+/* Schedule builders (fy_sched.h): the same algorithms as the blocking forms above, added to s as
+ * rounds, for the nonblocking and persistent collectives. Arguments as for the blocking forms
+ * (MPI_IN_PLACE passed as itself where the blocking form takes it so; the reductions other
+ * than scan take sbuf already resolved). Counts and displacement arrays are read while
+ * building, never kept. */
+void fy_barrier_sched(fy_sched_t *s);
+void fy_bcast_sched(fy_sched_t *s, void *buf, MPI_Aint count, const fy_dtype_t *dt, int root);
+void fy_reduce_sched(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Aint count,
+                     const fy_dtype_t *dt, MPI_Op op, int root);
+void fy_allreduce_sched(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Aint count,
+                        const fy_dtype_t *dt, MPI_Op op);
+void fy_scan_sched(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Aint count,
+                   const fy_dtype_t *dt, MPI_Op op, bool exclusive);
+void fy_gatherv_sched(fy_sched_t *s, const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt,
+                      void *rbuf, MPI_Aint rcount, const MPI_Aint *rcounts, const MPI_Aint *displs,
+                      const fy_dtype_t *rdt, int root);
+void fy_scatterv_sched(fy_sched_t *s, const void *sbuf, MPI_Aint scount, const MPI_Aint *scounts,
+                       const MPI_Aint *displs, const fy_dtype_t *sdt, void *rbuf, MPI_Aint rcount,
+                       const fy_dtype_t *rdt, int root);
+void fy_allgatherv_sched(fy_sched_t *s, const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt,
+                         void *rbuf, MPI_Aint rcount, const MPI_Aint *rcounts,
+                         const MPI_Aint *displs, const fy_dtype_t *rdt);
+void fy_alltoallv_sched(fy_sched_t *s, const void *sbuf, MPI_Aint scount, const MPI_Aint *scounts,
+                        const MPI_Aint *sdispls, const fy_dtype_t *sdt, void *rbuf, MPI_Aint rcount,
+                        const MPI_Aint *rcounts, const MPI_Aint *rdispls, const fy_dtype_t *rdt);
+/* Alltoallw: a type per block, displacements in bytes (sbuf MPI_IN_PLACE: the send side is
+ * the receive side's blocks; sdts and its arrays are then ignored). */
+void fy_alltoallw_sched(fy_sched_t *s, const void *sbuf, const MPI_Aint *scounts,
+                        const MPI_Aint *sdispls, const fy_dtype_t *const *sdts, void *rbuf,
+                        const MPI_Aint *rcounts, const MPI_Aint *rdispls,
+                        const fy_dtype_t *const *rdts);
+void fy_reduce_scatter_sched(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Aint rcount,
+                             const MPI_Aint *rcounts, const fy_dtype_t *dt, MPI_Op op);
 
 enum {
     FY_TAG_BARRIER = 1,

@@ -31,3 +31,22 @@ int fy_gatherv(const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt, void *r
     free(reqs);
     return rc != MPI_SUCCESS ? rc : w;
 }
+
+void fy_gatherv_sched(fy_sched_t *s, const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt,
+                      void *rbuf, MPI_Aint rcount, const MPI_Aint *rcounts, const MPI_Aint *displs,
+                      const fy_dtype_t *rdt, int root)
+{
+    fy_comm_t *c = fy_sched_comm(s);
+    if (c->rank != root) {
+        fy_sched_send(s, sbuf, scount, sdt, root);
+        return;
+    }
+    for (int i = 0; i < c->size; i++) {
+        char *at = (char *)rbuf + fy_coll_displ(rcount, displs, i) * rdt->extent;
+        MPI_Aint n = fy_coll_count(rcount, rcounts, i);
+        if (i != root)
+            fy_sched_recv(s, at, n, rdt, i);
+        else if (sbuf != MPI_IN_PLACE)
+            fy_sched_copy(s, sbuf, scount, sdt, at, n, rdt);
+    }
+}

@@ -95,3 +95,60 @@ int fy_reduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt
         return reduce_tree(sbuf, rbuf, count, dt, op, root, c);
     return reduce_ordered(sbuf, rbuf, count, dt, op, root, c);
 }
+
+/* The schedules: the same trees, with every child's vector received at once into a buffer of
+ * its own, then combined in the order the blocking forms use (so the results are the same). */
+void fy_reduce_sched(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Aint count,
+                     const fy_dtype_t *dt, MPI_Op op, int root)
+{
+    fy_comm_t *c = fy_sched_comm(s);
+    int p = c->size;
+    bool commute = fy_op_commutes(op);
+    if (count == 0)
+        return;
+    /* commutative: the tree rooted at root; otherwise at rank 0 over the rank order */
+    int rel = commute ? (c->rank - root + p) % p : c->rank, base = commute ? root : 0;
+    int nchild = 0, parent = -1;
+    for (int mask = 1; mask < p; mask <<= 1) {
+        if (rel & mask) {
+            parent = (rel - mask + base) % p;
+            break;
+        }
+        if (rel + mask < p)
+            nchild++;
+    }
+    const char *cur = sbuf; /* this rank's partial result */
+    if (nchild > 0) {
+        size_t stride;
+        char *tmp = fy_sched_scratch_typed(s, dt, count, nchild, &stride);
+        char *acc = commute && rel == 0 ? rbuf : fy_sched_scratch_typed(s, dt, count, 1, NULL);
+        if (!tmp || !acc)
+            return;
+        for (int mask = 1, i = 0; mask < p && !(rel & mask); mask <<= 1)
+            if (rel + mask < p)
+                fy_sched_recv(s, tmp + (size_t)i++ * stride, count, dt, (rel + mask + base) % p);
+        fy_sched_copy_same(s, dt, sbuf, acc, count);
+        fy_sched_round(s);
+        for (int i = 0; i < nchild; i++) {
+            char *t = tmp + (size_t)i * stride;
+            if (commute) {
+                fy_sched_reduce(s, op, dt, t, acc, count);
+            } else { /* ours covers the lower ranks: t = acc o t becomes the accumulator */
+                fy_sched_reduce(s, op, dt, acc, t, count);
+                acc = t;
+            }
+        }
+        cur = acc;
+    }
+    if (parent >= 0) {
+        fy_sched_send(s, cur, count, dt, parent);
+    } else if (commute || root == 0) { /* the tree's root is the root */
+        fy_sched_copy_same(s, dt, cur, rbuf, count);
+    } else {
+        fy_sched_send(s, cur, count, dt, root); /* rank 0 hands the result to the root */
+    }
+    if (!commute && root != 0 && c->rank == root) {
+        fy_sched_round(s);
+        fy_sched_recv(s, rbuf, count, dt, 0);
+    }
+}

@@ -65,3 +65,53 @@ int fy_reduce_scatter(const void *sbuf, void *rbuf, MPI_Aint rcount, const MPI_A
     free(displs);
     return rc;
 }
+
+void fy_reduce_scatter_sched(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Aint rcount,
+                             const MPI_Aint *rcounts, const fy_dtype_t *dt, MPI_Op op)
+{
+    fy_comm_t *c = fy_sched_comm(s);
+    int p = c->size, me = c->rank;
+    bool commute = fy_op_commutes(op);
+    MPI_Aint *displs = fy_sched_scratch(s, sizeof *displs * (size_t)p), total = 0;
+    if (!displs)
+        return;
+    for (int i = 0; i < p; i++) {
+        displs[i] = total;
+        total += fy_coll_count(rcount, rcounts, i);
+    }
+    if (total == 0)
+        return; /* nothing anywhere: buffers may legally be NULL */
+    MPI_Aint mine = fy_coll_count(rcount, rcounts, me), ext = dt->extent;
+    const char *in = sbuf;
+    if (sbuf == MPI_IN_PLACE) { /* our block of rbuf is overwritten: work from a copy */
+        char *copy = fy_sched_scratch_typed(s, dt, total, 1, NULL);
+        if (!copy)
+            return;
+        fy_sched_copy_same(s, dt, rbuf, copy, total);
+        in = copy;
+    }
+    size_t stride = 0;
+    char *tmp = fy_sched_scratch_typed(s, dt, mine, commute ? 1 : p, &stride);
+    if (!tmp)
+        return;
+    if (commute && mine > 0)
+        fy_sched_copy_same(s, dt, in + displs[me] * ext, rbuf, mine);
+    for (int k = 1; k < p; k++) {
+        int to = (me + k) % p, from = (me - k + p) % p;
+        char *into = commute ? tmp : tmp + (size_t)from * stride;
+        fy_sched_recv(s, into, mine, dt, from);
+        fy_sched_send(s, in + displs[to] * ext, fy_coll_count(rcount, rcounts, to), dt, to);
+        fy_sched_round(s);
+        if (commute)
+            fy_sched_reduce(s, op, dt, tmp, rbuf, mine);
+    }
+    if (!commute && mine > 0) {
+        /* x0 o (x1 o (... o x(p-1))): fold from the highest rank down */
+        const char *own = in + displs[me] * ext;
+#define CONTRIB(i) ((i) == me ? own : tmp + (size_t)(i)*stride)
+        fy_sched_copy_same(s, dt, CONTRIB(p - 1), rbuf, mine);
+        for (int i = p - 2; i >= 0; i--)
+            fy_sched_reduce(s, op, dt, CONTRIB(i), rbuf, mine);
+#undef CONTRIB
+    }
+}

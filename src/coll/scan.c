@@ -57,3 +57,50 @@ int fy_scan(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt, 
     }
     return rc;
 }
+
+void fy_scan_sched(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Aint count,
+                   const fy_dtype_t *dt, MPI_Op op, bool exclusive)
+{
+    fy_comm_t *c = fy_sched_comm(s);
+    int p = c->size, me = c->rank;
+    bool commute = fy_op_commutes(op), have = !exclusive;
+    const char *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    if (count == 0)
+        return;
+    if (p == 1) {
+        if (!exclusive)
+            fy_sched_copy_same(s, dt, in, rbuf, count);
+        return;
+    }
+    char *partial = fy_sched_scratch_typed(s, dt, count, 1, NULL);
+    char *tmp = fy_sched_scratch_typed(s, dt, count, 1, NULL);
+    if (!partial || !tmp)
+        return;
+    fy_sched_copy_same(s, dt, in, partial, count);
+    if (!exclusive)
+        fy_sched_copy_same(s, dt, in, rbuf, count);
+    for (int mask = 1; mask < p; mask <<= 1) {
+        int partner = me ^ mask;
+        if (partner >= p)
+            continue;
+        fy_sched_recv(s, tmp, count, dt, partner);
+        fy_sched_send(s, partial, count, dt, partner);
+        fy_sched_round(s);
+        if (partner < me) {
+            if (have) {
+                fy_sched_reduce(s, op, dt, tmp, rbuf, count);
+            } else {
+                fy_sched_copy_same(s, dt, tmp, rbuf, count);
+                have = true;
+            }
+            fy_sched_reduce(s, op, dt, tmp, partial, count);
+        } else if (commute) {
+            fy_sched_reduce(s, op, dt, tmp, partial, count);
+        } else { /* tmp = partial o tmp becomes the partial */
+            fy_sched_reduce(s, op, dt, partial, tmp, count);
+            char *t = partial;
+            partial = tmp;
+            tmp = t;
+        }
+    }
+}

@@ -29,3 +29,22 @@ int fy_scatterv(const void *sbuf, MPI_Aint scount, const MPI_Aint *scounts, cons
     free(reqs);
     return rc != MPI_SUCCESS ? rc : w;
 }
+
+void fy_scatterv_sched(fy_sched_t *s, const void *sbuf, MPI_Aint scount, const MPI_Aint *scounts,
+                       const MPI_Aint *displs, const fy_dtype_t *sdt, void *rbuf, MPI_Aint rcount,
+                       const fy_dtype_t *rdt, int root)
+{
+    fy_comm_t *c = fy_sched_comm(s);
+    if (c->rank != root) {
+        fy_sched_recv(s, rbuf, rcount, rdt, root);
+        return;
+    }
+    for (int i = 0; i < c->size; i++) {
+        const char *at = (const char *)sbuf + fy_coll_displ(scount, displs, i) * sdt->extent;
+        MPI_Aint n = fy_coll_count(scount, scounts, i);
+        if (i != root)
+            fy_sched_send(s, at, n, sdt, i);
+        else if (rbuf != MPI_IN_PLACE)
+            fy_sched_copy(s, at, n, sdt, rbuf, rcount, rdt);
+    }
+}

@@ -17,11 +17,13 @@ typedef enum {
     FY_REQ_SEND,
     FY_REQ_RECV,
     FY_REQ_UNEXP, /* an arrived message nobody has asked for yet (also MPI_Message) */
+    FY_REQ_COLL,  /* a nonblocking or persistent collective: `sched` runs it (coll/fy_sched.h) */
 } fy_req_kind_t;
 
 typedef enum { FY_MODE_STANDARD, FY_MODE_BUFFERED, FY_MODE_SYNC, FY_MODE_READY } fy_mode_t;
 
 typedef struct fy_req fy_req_t;
+struct fy_sched;
 struct fy_req {
     /* Hot fields first. */
     atomic_bool done;
@@ -52,6 +54,7 @@ struct fy_req {
     int pstate;    /* send: what is left to do (see p2p) */
     uint64_t rreq; /* send (streaming): the receiver's request */
     int error;
+    struct fy_sched *sched; /* FY_REQ_COLL: the schedule, which lives as long as the request */
 
     /* Not cleared by fy_req_alloc: whoever uses them sets them. */
     MPI_Status status;

@@ -35,6 +35,10 @@ void fy_p2p_cancel_send(fy_req_t *r);
 
 /* One pass over every transport and queued send; returns how much happened. */
 int fy_progress(void);
+/* Called by every fy_progress pass while set: the collective layer sets it while schedules are
+ * running (and clears it when none is), so an idle pass costs one load and a branch. Returns
+ * how much happened. */
+extern int (*fy_progress_hook)(void);
 
 /* Progresses until done(arg), spinning briefly and then sleeping until woken (FERRY_WAIT).
  * Called with the library lock held; the lock is dropped while sleeping. */

@@ -93,11 +93,16 @@ void fy_p2p_fini(void)
     fy_ubuf_fini();
 }
 
+int (*fy_progress_hook)(void);
+
 int fy_progress(void)
 {
     int n = fy_shm_progress();
     if (fy_pending_total)
         n += fy_p2p_drain_pending();
+    int (*hook)(void) = fy_progress_hook;
+    if (hook)
+        n += hook();
     return n;
 }
 
