@@ -60,6 +60,12 @@ static inline void copy_run(char *dst, const char *src, size_t n)
 typedef struct {
     uint64_t a, b;
 } pair16_t;
+typedef struct {
+    uint64_t a[4];
+} quad32_t;
+typedef struct {
+    uint64_t a[8];
+} oct64_t;
 
 static inline void strided_runs(char *p, MPI_Aint stride, size_t len, MPI_Count nfull, char **io,
                                 const int unpack)
@@ -68,6 +74,8 @@ static inline void strided_runs(char *p, MPI_Aint stride, size_t len, MPI_Count 
     case 4: STRIDED(uint32_t); return;
     case 8: STRIDED(uint64_t); return;
     case 16: STRIDED(pair16_t); return;
+    case 32: STRIDED(quad32_t); return;
+    case 64: STRIDED(oct64_t); return;
     default: break;
     }
     char *q = *io;
