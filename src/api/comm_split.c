@@ -74,13 +74,10 @@ out:
     return rc;
 }
 
-int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+/* The end of both entry points: the last check, the split under the lock, the error handler. */
+static int split_entry(const char *fn, MPI_Comm comm, fy_comm_t *c, int rc, int color, int key,
+                       MPI_Comm *newcomm)
 {
-    const char *fn = "MPI_Comm_split";
-    fy_comm_t *c;
-    int rc = fy_api_comm(fn, comm, &c);
-    if (rc == MPI_SUCCESS && color < 0 && color != MPI_UNDEFINED)
-        rc = fy_err_set(MPI_ERR_ARG, "%s: color %d is negative (and not MPI_UNDEFINED)", fn, color);
     if (rc == MPI_SUCCESS && !newcomm)
         rc = fy_err_set(MPI_ERR_ARG, "%s: newcomm is NULL", fn);
     if (rc == MPI_SUCCESS) {
@@ -89,6 +86,16 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         fy_unlock();
     }
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    const char *fn = "MPI_Comm_split";
+    fy_comm_t *c;
+    int rc = fy_api_comm(fn, comm, &c);
+    if (rc == MPI_SUCCESS && color < 0 && color != MPI_UNDEFINED)
+        rc = fy_err_set(MPI_ERR_ARG, "%s: color %d is negative (and not MPI_UNDEFINED)", fn, color);
+    return split_entry(fn, comm, c, rc, color, key, newcomm);
 }
 
 /* Every rank of a Ferry job shares this machine's memory (the shm transport spans the job), so
@@ -113,14 +120,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
                             "_HW_UNGUIDED or MPI_UNDEFINED",
                             fn, split_type);
     }
-    if (rc == MPI_SUCCESS && !newcomm)
-        rc = fy_err_set(MPI_ERR_ARG, "%s: newcomm is NULL", fn);
-    if (rc == MPI_SUCCESS) {
-        fy_lock();
-        rc = split(fn, c, color, key, newcomm);
-        fy_unlock();
-    }
-    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+    return split_entry(fn, comm, c, rc, color, key, newcomm);
 }
 
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
