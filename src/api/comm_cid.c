@@ -8,21 +8,34 @@
  * (the lowest id of the parent communicator among the creations in progress), so the one
  * creation all processes favour finishes first and nobody waits forever. A single-threaded
  * program always holds the token: one allreduce, as before. An extra word of the mask says
- * whether every member lent its mask. */
+ * whether every member lent its mask.
+ *
+ * MPI_Comm_idup runs the same agreement as a schedule (below), so a creation in progress may
+ * also be a nonblocking one: it holds the token from its first round to its end. */
+#include <stdlib.h>
 #include <string.h>
 
+#include "coll_api.h"
 #include "fy_api.h"
+#include "fy_attr.h"
 #include "fy_coll.h"
+#include "fy_info.h"
 
-enum { MAX_PENDING = 64 };
-static int64_t pending[MAX_PENDING]; /* keys of the creations in progress */
-static int npending;
+static int64_t *pending; /* keys of the creations in progress */
+static int npending, pending_cap;
 static int64_t holder = -1; /* key of the creation holding the token, or -1 */
 
 static void enlist(int64_t key)
 {
-    if (npending < MAX_PENDING)
-        pending[npending++] = key;
+    if (npending == pending_cap) {
+        int ncap = pending_cap ? 2 * pending_cap : 16;
+        int64_t *n = realloc(pending, sizeof *n * (size_t)ncap);
+        if (!n)
+            fy_fatal(MPI_ERR_NO_MEM, "out of memory creating a communicator");
+        pending = n;
+        pending_cap = ncap;
+    }
+    pending[npending++] = key;
 }
 
 static void delist(int64_t key)
@@ -121,4 +134,112 @@ int fy_api_agree_cid_tagged(fy_comm_t *c, int64_t key, int tag, uint64_t *agreed
 int fy_api_agree_cid(fy_comm_t *parent, uint64_t *agreed)
 {
     return fy_api_agree_cid_tagged(parent, (int64_t)parent->cid << 32, -1, agreed);
+}
+
+/* ---- MPI_Comm_idup: the agreement as a schedule ----
+ * Round 0 computes this process's contribution (its free mask if it holds the token, zeros
+ * otherwise); the schedule of an allreduce(BAND) over the parent follows; then a call reads
+ * the token word. When some member did not lend its mask the agreement failed on every member
+ * alike, and the call rewinds the schedule to round 0: the same messages under the same tag,
+ * which match in order. Otherwise it creates the communicator (before the lock is next let
+ * go, as above), gives it its hints and attributes, and only then sets *newcomm. */
+typedef struct {
+    fy_comm_t *parent;
+    int64_t key;
+    MPI_Comm *newcomm;
+    fy_info_t *info; /* the new communicator's hints (owned until given) */
+    bool ended;      /* fy_api_cid_end done */
+    uint64_t mine[FY_CID_MASK_WORDS + 1], all[FY_CID_MASK_WORDS + 1];
+} idup_t;
+
+static void idup_free(void *p)
+{
+    idup_t *a = p;
+    if (!a->ended) /* never finished (MPI_Finalize with the request still pending) */
+        fy_api_cid_end(a->key);
+    fy_info_free(a->info);
+    free(a);
+}
+
+static int idup_contribute(fy_sched_t *s, void *arg)
+{
+    (void)s;
+    idup_t *a = arg;
+    fy_api_cid_contribution(a->key, a->mine);
+    return MPI_SUCCESS;
+}
+
+static int idup_finish(fy_sched_t *s, void *arg)
+{
+    idup_t *a = arg;
+    int rc = fy_sched_error(s);
+    if (rc == MPI_SUCCESS && !a->all[FY_CID_MASK_WORDS]) {
+        fy_api_cid_round_failed(a->key);
+        return FY_SCHED_REWIND;
+    }
+    fy_comm_t *n = NULL;
+    if (rc == MPI_SUCCESS)
+        rc = fy_comm_dup(a->parent, a->all, &n);
+    fy_api_cid_end(a->key);
+    a->ended = true;
+    if (rc == MPI_SUCCESS) {
+        n->info = a->info;
+        a->info = NULL;
+        if ((rc = fy_attr_dup(a->parent, n)) != MPI_SUCCESS)
+            fy_comm_release(n);
+    }
+    *a->newcomm = rc == MPI_SUCCESS ? n->handle : MPI_COMM_NULL;
+    return rc;
+}
+
+static int idup(const char *fn, MPI_Comm comm, bool with_info, MPI_Info info, MPI_Comm *newcomm,
+                MPI_Request *request)
+{
+    fy_comm_t *c;
+    fy_info_t *given = NULL;
+    int rc = fy_api_comm(fn, comm, &c);
+    if (rc == MPI_SUCCESS && !newcomm)
+        rc = fy_err_set(MPI_ERR_ARG, "%s: newcomm is NULL", fn);
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(comm, rc);
+    fy_lock();
+    if (with_info && info != MPI_INFO_NULL && !(given = fy_info_get(info)))
+        rc = fy_err_set(MPI_ERR_INFO, "%s: invalid info 0x%x (freed, or not an info object)", fn,
+                        (unsigned)info);
+    fy_sched_t *s = rc == MPI_SUCCESS ? fy_api_sched_new(fn, c, &rc) : NULL;
+    idup_t *a = s ? calloc(1, sizeof *a) : NULL;
+    if (s && !a)
+        rc = fy_err_set(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    if (a) {
+        const fy_info_t *hints = with_info ? given : c->info;
+        a->parent = c;
+        a->key = ((int64_t)c->cid << 32) | 0x40000000 | (fy_sched_tag(s) & 0x3fffffff);
+        a->newcomm = newcomm;
+        if (hints && hints->n && !(a->info = fy_info_dup(hints)))
+            rc = fy_err_set(MPI_ERR_NO_MEM, "%s: out of memory copying info hints", fn);
+        fy_api_cid_begin(a->key);
+    }
+    if (a && fy_sched_own(s, a, idup_free)) { /* else a is gone and s reports the failure */
+        fy_sched_call(s, idup_contribute, a);
+        fy_allreduce_sched(s, a->mine, a->all, FY_CID_MASK_WORDS + 1, fy_dtype_get(MPI_UINT64_T),
+                           MPI_BAND);
+        fy_sched_round(s);
+        fy_sched_call(s, idup_finish, a);
+    }
+    if (s && rc != MPI_SUCCESS)
+        fy_sched_free(s);
+    else if (s)
+        rc = fy_api_sched_go(s, FY_COLL_NONBLOCKING, request);
+    fy_unlock();
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}
+
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return idup("MPI_Comm_idup", comm, false, MPI_INFO_NULL, newcomm, request);
+}
+
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return idup("MPI_Comm_idup_with_info", comm, true, info, newcomm, request);
 }

@@ -53,6 +53,11 @@ typedef int (*fy_sched_fn_t)(fy_sched_t *s, void *arg);
  * c's next sequence number and a reference to c. NULL when out of memory (message set). */
 fy_sched_t *fy_sched_new(fy_comm_t *c, const char *fn);
 fy_comm_t *fy_sched_comm(const fy_sched_t *s);
+/* The first error of the current run (a code), MPI_SUCCESS when none: for calls that must
+ * know whether the messages before them arrived. */
+int fy_sched_error(const fy_sched_t *s);
+/* The tag of its messages (unique among the collectives outstanding on its communicator). */
+int fy_sched_tag(const fy_sched_t *s);
 
 /* Operations, added to the current round. */
 void fy_sched_send(fy_sched_t *s, const void *buf, MPI_Aint count, const fy_dtype_t *dt, int peer);
@@ -79,8 +84,9 @@ void *fy_sched_scratch(fy_sched_t *s, size_t bytes);
  * further (stride_p may be NULL when n is 1). */
 char *fy_sched_scratch_typed(fy_sched_t *s, const fy_dtype_t *dt, MPI_Aint count, int n,
                              size_t *stride_p);
-/* p freed by free_fn with the schedule (the argument of a call, for example). */
-void fy_sched_own(fy_sched_t *s, void *p, void (*free_fn)(void *));
+/* p freed by free_fn with the schedule (the argument of a call, for example). False when out
+ * of memory: p has then been freed already. */
+bool fy_sched_own(fy_sched_t *s, void *p, void (*free_fn)(void *));
 
 /* Makes the request of a built schedule (kind FY_REQ_COLL, comm set) and, unless persistent,
  * starts it; a persistent one is left inactive for fy_sched_restart. On failure (an operation

@@ -100,6 +100,16 @@ fy_comm_t *fy_sched_comm(const fy_sched_t *s)
     return s->comm;
 }
 
+int fy_sched_error(const fy_sched_t *s)
+{
+    return s->error;
+}
+
+int fy_sched_tag(const fy_sched_t *s)
+{
+    return s->tag;
+}
+
 static op_t *add(fy_sched_t *s, int kind)
 {
     if (s->failed)
@@ -229,18 +239,19 @@ void fy_sched_round(fy_sched_t *s)
     s->open = false;
 }
 
-void fy_sched_own(fy_sched_t *s, void *p, void (*free_fn)(void *))
+bool fy_sched_own(fy_sched_t *s, void *p, void (*free_fn)(void *))
 {
     owned_t *w = malloc(sizeof *w);
     if (!w) {
         free_fn(p);
         s->failed = true;
-        return;
+        return false;
     }
     w->p = p;
     w->free_fn = free_fn;
     w->next = s->owned;
     s->owned = w;
+    return true;
 }
 
 void *fy_sched_scratch(fy_sched_t *s, size_t bytes)
@@ -252,8 +263,7 @@ void *fy_sched_scratch(fy_sched_t *s, size_t bytes)
         s->failed = true;
         return NULL;
     }
-    fy_sched_own(s, p, free);
-    return s->failed ? NULL : p;
+    return fy_sched_own(s, p, free) ? p : NULL;
 }
 
 char *fy_sched_scratch_typed(fy_sched_t *s, const fy_dtype_t *dt, MPI_Aint count, int n,
@@ -392,18 +402,19 @@ static void complete(fy_sched_t *s)
     fy_req_complete(r);
 }
 
-/* Advances s as far as it goes without waiting; returns how much happened. */
+/* Advances s as far as it goes without waiting; returns how much happened. A rewind ends the
+ * pass: what the schedule retries for (a token another creation holds) can only change when
+ * something else runs, so it starts again at the next pass instead of looping here. */
 static int advance(fy_sched_t *s)
 {
     int moved = 0;
     while (s->running) {
         if (s->inflight && !reap(s, &moved))
             break;
-        if (s->round >= 0) { /* the current round is complete: on to the next */
-            if (s->rewind) {
-                s->rewind = false;
-                s->round = -1;
-            }
+        if (s->rewind) { /* not progress: a waiting rank may sleep until a message comes */
+            s->rewind = false;
+            s->round = -1;
+            break;
         }
         if (++s->round >= s->nrounds) {
             complete(s);
