@@ -47,14 +47,16 @@ struct fy_req {
     uint32_t ctx;
 
     /* Protocol state. */
-    void *packed;    /* contiguous copy for non-contiguous types or buffered sends */
+    union {
+        void *packed;           /* contiguous copy for non-contiguous types or buffered sends */
+        struct fy_sched *sched; /* FY_REQ_COLL: the schedule, which lives as long as the request */
+    };
     size_t bytes;    /* send: message bytes; recv: capacity in bytes */
     size_t streamed; /* CTS/DATA fallback: bytes sent or received so far */
     int world_peer;
     int pstate;    /* send: what is left to do (see p2p) */
     uint64_t rreq; /* send (streaming): the receiver's request */
     int error;
-    struct fy_sched *sched; /* FY_REQ_COLL: the schedule, which lives as long as the request */
 
     /* Not cleared by fy_req_alloc: whoever uses them sets them. */
     MPI_Status status;
