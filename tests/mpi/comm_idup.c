@@ -9,7 +9,11 @@
  *   - a blocking MPI_Comm_dup while an idup is pending, and many idups outstanding at once
  *     (more creations in progress than a fixed table would hold);
  *   - attributes are copied by their copy functions, info hints are the parent's (idup) or the
- *     given ones (idup_with_info). */
+ *     given ones (idup_with_info);
+ *   - under MPI_THREAD_MULTIPLE (when provided): two threads per process, each on its own
+ *     communicator, making idups and running nonblocking collectives at the same time. */
+#include <pthread.h>
+
 #include "mpitest.h"
 
 static int check_new(MPI_Comm parent, MPI_Comm c, const char *what)
@@ -236,9 +240,45 @@ static void attrs_and_info(void)
     MPI_OK(MPI_Comm_free_keyval(&knone));
 }
 
+/* One thread's work on its own communicator: idups of it, with an Iallreduce beside each. */
+static void *thread_work(void *arg)
+{
+    MPI_Comm parent = *(MPI_Comm *)arg, c;
+    int p, me;
+    MPI_Comm_size(parent, &p);
+    MPI_Comm_rank(parent, &me);
+    for (int k = 0; k < 10; k++) {
+        int in = me + k, sum = -1;
+        MPI_Request r[2];
+        MPI_OK(MPI_Comm_idup(parent, &c, &r[0]));
+        MPI_OK(MPI_Iallreduce(&in, &sum, 1, MPI_INT, MPI_SUM, parent, &r[1]));
+        MPI_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+        CHECK(sum == p * (p - 1) / 2 + p * k, "threaded Iallreduce %d gave %d", k, sum);
+        if (check_new(parent, c, "threaded idup"))
+            MPI_OK(MPI_Comm_free(&c));
+    }
+    return NULL;
+}
+
+static void threads(void)
+{
+    MPI_Comm mine[2];
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &mine[i]));
+    for (int i = 0; i < 2; i++)
+        CHECK(pthread_create(&t[i], NULL, thread_work, &mine[i]) == 0, "pthread_create");
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    for (int i = 0; i < 2; i++)
+        MPI_OK(MPI_Comm_free(&mine[i]));
+}
+
 int main(int argc, char **argv)
 {
-    mt_init(&argc, &argv);
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    mt_setup();
     basic();
     overlap(MPI_COMM_WORLD);
     MPI_Comm half;
@@ -248,5 +288,7 @@ int main(int argc, char **argv)
     several();
     crowd();
     attrs_and_info();
+    if (provided == MPI_THREAD_MULTIPLE)
+        threads();
     return mt_finish();
 }
