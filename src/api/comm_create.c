@@ -143,12 +143,12 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
  * collective context, among the group's members, under a tag derived from the string tag
  * (distinct string tags keep concurrent creations apart, as the standard asks). */
 
-static int stringtag_tag(const char *s)
+uint32_t fy_api_stringtag_hash(const char *s)
 {
     uint32_t h = 2166136261u; /* FNV-1a */
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 16777619u;
-    return (int)(0x20000000u | (h & 0x1fffffffu));
+    return h;
 }
 
 int fy_api_comm_from_group(const char *fn, MPI_Group group, const char *stringtag,
@@ -174,7 +174,7 @@ int fy_api_comm_from_group(const char *fn, MPI_Group group, const char *stringta
     if (rc == MPI_SUCCESS)
         rc = fy_group_world_of(fn, g, &world_of);
     if (rc == MPI_SUCCESS) {
-        int tag = stringtag_tag(stringtag);
+        int tag = (int)(0x20000000u | (fy_api_stringtag_hash(stringtag) & 0x1fffffffu));
         fy_comm_t view = *world, *nc = NULL;
         view.rank = me;
         view.size = view.peer_size = fy_group_size(g);

@@ -79,6 +79,9 @@ int fy_api_agree_cid_tagged(fy_comm_t *c, int64_t key, int tag, uint64_t *agreed
 int fy_api_comm_from_group(const char *fn, MPI_Group group, const char *stringtag,
                            MPI_Errhandler errhandler, fy_comm_t **out_p);
 
+/* The hash that turns an MPI-4 string tag into message tags (comm_create.c). */
+uint32_t fy_api_stringtag_hash(const char *s);
+
 /* MPI_Comm_dup of an intercommunicator (intercomm.c). */
 int fy_api_intercomm_dup(fy_comm_t *c, fy_comm_t **out_p);
 

@@ -349,10 +349,8 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
         rc = fy_api_comm_from_group(fn, local_group, local_tag, errhandler, &local);
     }
     if (rc == MPI_SUCCESS) {
-        uint32_t h = 2166136261u; /* the leaders' tag: FNV-1a of the string tag */
-        for (const char *s = stringtag; *s; s++)
-            h = (h ^ (unsigned char)*s) * 16777619u;
-        int tag = (int)(0x10000000u | (h & 0x0fffffffu));
+        /* The leaders' tag, in a range of its own. */
+        int tag = (int)(0x10000000u | (fy_api_stringtag_hash(stringtag) & 0x0fffffffu));
         fy_comm_t *world = fy_comm_get(MPI_COMM_WORLD);
         leader_msg_t theirs;
         int *remote = NULL;

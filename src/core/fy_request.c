@@ -57,8 +57,8 @@ fy_req_t *fy_req_alloc(fy_req_kind_t kind)
 
 void fy_req_free(fy_req_t *r)
 {
-    if (r->dt && !r->dt->predefined)
-        fy_dtype_release(r->dt);
+    if (r->dt)
+        fy_dtype_release(r->dt); /* a no-op for predefined types */
     r->kind = 0xff;
     r->next = free_list;
     free_list = r;
