@@ -2,11 +2,11 @@
  * to its right neighbour. p-1 steps, each rank sends and receives (p-1)/p of the result once:
  * bandwidth-optimal for any p, and every transfer is between neighbours. The collectives
  * issue adds recursive doubling and Bruck for short blocks. */
-#include "fy_coll.h"
+#include "fy_select.h"
 
-int fy_allgatherv(const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt, void *rbuf,
-                  MPI_Aint rcount, const MPI_Aint *rcounts, const MPI_Aint *displs,
-                  const fy_dtype_t *rdt, fy_comm_t *c)
+int fy_allgatherv_ring(const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt, void *rbuf,
+                       MPI_Aint rcount, const MPI_Aint *rcounts, const MPI_Aint *displs,
+                       const fy_dtype_t *rdt, fy_comm_t *c)
 {
     int p = c->size, me = c->rank;
     char *base = rbuf;
@@ -31,9 +31,10 @@ int fy_allgatherv(const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt, void
     return MPI_SUCCESS;
 }
 
-void fy_allgatherv_sched(fy_sched_t *s, const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt,
-                         void *rbuf, MPI_Aint rcount, const MPI_Aint *rcounts,
-                         const MPI_Aint *displs, const fy_dtype_t *rdt)
+void fy_allgatherv_ring_sched(fy_sched_t *s, const void *sbuf, MPI_Aint scount,
+                              const fy_dtype_t *sdt, void *rbuf, MPI_Aint rcount,
+                              const MPI_Aint *rcounts, const MPI_Aint *displs,
+                              const fy_dtype_t *rdt)
 {
     fy_comm_t *c = fy_sched_comm(s);
     int p = c->size, me = c->rank;

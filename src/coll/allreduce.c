@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fy_coll.h"
 #include "fy_err.h"
 #include "fy_op.h"
+#include "fy_select.h"
 
-int fy_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt, MPI_Op op,
-                 fy_comm_t *c)
+int fy_allreduce_recursive_doubling(const void *sbuf, void *rbuf, MPI_Aint count,
+                                    const fy_dtype_t *dt, MPI_Op op, fy_comm_t *c)
 {
     int p = c->size, me = c->rank;
     bool commute = fy_op_commutes(op);
@@ -68,8 +68,8 @@ int fy_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t 
     return rc;
 }
 
-void fy_allreduce_sched(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Aint count,
-                        const fy_dtype_t *dt, MPI_Op op)
+void fy_allreduce_recursive_doubling_sched(fy_sched_t *s, const void *sbuf, void *rbuf,
+                                           MPI_Aint count, const fy_dtype_t *dt, MPI_Op op)
 {
     fy_comm_t *c = fy_sched_comm(s);
     int p = c->size, me = c->rank;

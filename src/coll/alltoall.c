@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fy_coll.h"
 #include "fy_err.h"
+#include "fy_select.h"
 
-int fy_alltoallv(const void *sbuf, MPI_Aint scount, const MPI_Aint *scounts,
-                 const MPI_Aint *sdispls, const fy_dtype_t *sdt, void *rbuf, MPI_Aint rcount,
-                 const MPI_Aint *rcounts, const MPI_Aint *rdispls, const fy_dtype_t *rdt,
-                 fy_comm_t *c)
+int fy_alltoallv_pairwise(const void *sbuf, MPI_Aint scount, const MPI_Aint *scounts,
+                          const MPI_Aint *sdispls, const fy_dtype_t *sdt, void *rbuf,
+                          MPI_Aint rcount, const MPI_Aint *rcounts, const MPI_Aint *rdispls,
+                          const fy_dtype_t *rdt, fy_comm_t *c)
 {
     int p = c->size, me = c->rank;
     void *copy = NULL;
@@ -115,9 +115,11 @@ static void alltoall_sched(fy_sched_t *s, const side_t *snd, const side_t *rcv, 
     }
 }
 
-void fy_alltoallv_sched(fy_sched_t *s, const void *sbuf, MPI_Aint scount, const MPI_Aint *scounts,
-                        const MPI_Aint *sdispls, const fy_dtype_t *sdt, void *rbuf, MPI_Aint rcount,
-                        const MPI_Aint *rcounts, const MPI_Aint *rdispls, const fy_dtype_t *rdt)
+void fy_alltoallv_pairwise_sched(fy_sched_t *s, const void *sbuf, MPI_Aint scount,
+                                 const MPI_Aint *scounts, const MPI_Aint *sdispls,
+                                 const fy_dtype_t *sdt, void *rbuf, MPI_Aint rcount,
+                                 const MPI_Aint *rcounts, const MPI_Aint *rdispls,
+                                 const fy_dtype_t *rdt)
 {
     if (!rcounts && rcount == 0)
         return; /* every block is empty, on every rank */

@@ -1,8 +1,8 @@
 /* Barrier by dissemination: ceil(log2 p) rounds; in round k each rank signals rank+2^k and
  * waits for rank-2^k. Works for any p, no root, every rank busy in every round. */
-#include "fy_coll.h"
+#include "fy_select.h"
 
-int fy_barrier(fy_comm_t *c)
+int fy_barrier_dissemination(fy_comm_t *c)
 {
     const fy_dtype_t *byte = fy_dtype_get(MPI_BYTE);
     for (int k = 1; k < c->size; k <<= 1) {
@@ -15,7 +15,7 @@ int fy_barrier(fy_comm_t *c)
     return MPI_SUCCESS;
 }
 
-void fy_barrier_sched(fy_sched_t *s)
+void fy_barrier_dissemination_sched(fy_sched_t *s)
 {
     fy_comm_t *c = fy_sched_comm(s);
     const fy_dtype_t *byte = fy_dtype_get(MPI_BYTE);

@@ -1,8 +1,8 @@
 /* Broadcast along a binomial tree rooted at root: ceil(log2 p) steps of the whole message.
  * Right for short messages; the collectives issue adds scatter-allgather for long ones. */
-#include "fy_coll.h"
+#include "fy_select.h"
 
-int fy_bcast(void *buf, MPI_Aint count, const fy_dtype_t *dt, int root, fy_comm_t *c)
+int fy_bcast_binomial(void *buf, MPI_Aint count, const fy_dtype_t *dt, int root, fy_comm_t *c)
 {
     int p = c->size, rel = (c->rank - root + p) % p;
     int mask = 1;
@@ -24,7 +24,8 @@ int fy_bcast(void *buf, MPI_Aint count, const fy_dtype_t *dt, int root, fy_comm_
     return MPI_SUCCESS;
 }
 
-void fy_bcast_sched(fy_sched_t *s, void *buf, MPI_Aint count, const fy_dtype_t *dt, int root)
+void fy_bcast_binomial_sched(fy_sched_t *s, void *buf, MPI_Aint count, const fy_dtype_t *dt,
+                             int root)
 {
     fy_comm_t *c = fy_sched_comm(s);
     int p = c->size, rel = (c->rank - root + p) % p;

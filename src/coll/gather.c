@@ -4,12 +4,12 @@
  * bandwidth saturates. The collectives issue adds the binomial tree for many small blocks. */
 #include <stdlib.h>
 
-#include "fy_coll.h"
 #include "fy_err.h"
+#include "fy_select.h"
 
-int fy_gatherv(const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt, void *rbuf,
-               MPI_Aint rcount, const MPI_Aint *rcounts, const MPI_Aint *displs,
-               const fy_dtype_t *rdt, int root, fy_comm_t *c)
+int fy_gatherv_linear(const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt, void *rbuf,
+                      MPI_Aint rcount, const MPI_Aint *rcounts, const MPI_Aint *displs,
+                      const fy_dtype_t *rdt, int root, fy_comm_t *c)
 {
     if (c->rank != root)
         return fy_coll_send(sbuf, scount, sdt, root, FY_TAG_GATHER, c);
@@ -32,9 +32,10 @@ int fy_gatherv(const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt, void *r
     return rc != MPI_SUCCESS ? rc : w;
 }
 
-void fy_gatherv_sched(fy_sched_t *s, const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt,
-                      void *rbuf, MPI_Aint rcount, const MPI_Aint *rcounts, const MPI_Aint *displs,
-                      const fy_dtype_t *rdt, int root)
+void fy_gatherv_linear_sched(fy_sched_t *s, const void *sbuf, MPI_Aint scount,
+                             const fy_dtype_t *sdt, void *rbuf, MPI_Aint rcount,
+                             const MPI_Aint *rcounts, const MPI_Aint *displs, const fy_dtype_t *rdt,
+                             int root)
 {
     fy_comm_t *c = fy_sched_comm(s);
     if (c->rank != root) {

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fy_coll.h"
 #include "fy_err.h"
 #include "fy_op.h"
+#include "fy_select.h"
 
 static int reduce_tree(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt,
                        MPI_Op op, int root, fy_comm_t *c)
@@ -88,8 +88,8 @@ static int reduce_ordered(const void *sbuf, void *rbuf, MPI_Aint count, const fy
     return MPI_SUCCESS;
 }
 
-int fy_reduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt, MPI_Op op,
-              int root, fy_comm_t *c)
+int fy_reduce_binomial(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt,
+                       MPI_Op op, int root, fy_comm_t *c)
 {
     if (fy_op_commutes(op))
         return reduce_tree(sbuf, rbuf, count, dt, op, root, c);
@@ -98,8 +98,8 @@ int fy_reduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt
 
 /* The schedules: the same trees, with every child's vector received at once into a buffer of
  * its own, then combined in the order the blocking forms use (so the results are the same). */
-void fy_reduce_sched(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Aint count,
-                     const fy_dtype_t *dt, MPI_Op op, int root)
+void fy_reduce_binomial_sched(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Aint count,
+                              const fy_dtype_t *dt, MPI_Op op, int root)
 {
     fy_comm_t *c = fy_sched_comm(s);
     int p = c->size;

@@ -8,12 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fy_coll.h"
 #include "fy_err.h"
 #include "fy_op.h"
+#include "fy_select.h"
 
-int fy_reduce_scatter(const void *sbuf, void *rbuf, MPI_Aint rcount, const MPI_Aint *rcounts,
-                      const fy_dtype_t *dt, MPI_Op op, fy_comm_t *c)
+int fy_reduce_scatter_pairwise(const void *sbuf, void *rbuf, MPI_Aint rcount,
+                               const MPI_Aint *rcounts, const fy_dtype_t *dt, MPI_Op op,
+                               fy_comm_t *c)
 {
     int p = c->size, me = c->rank;
     bool commute = fy_op_commutes(op);
@@ -66,8 +67,8 @@ int fy_reduce_scatter(const void *sbuf, void *rbuf, MPI_Aint rcount, const MPI_A
     return rc;
 }
 
-void fy_reduce_scatter_sched(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Aint rcount,
-                             const MPI_Aint *rcounts, const fy_dtype_t *dt, MPI_Op op)
+void fy_reduce_scatter_pairwise_sched(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Aint rcount,
+                                      const MPI_Aint *rcounts, const fy_dtype_t *dt, MPI_Op op)
 {
     fy_comm_t *c = fy_sched_comm(s);
     int p = c->size, me = c->rank;

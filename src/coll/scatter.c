@@ -2,12 +2,12 @@
  * other rank receives once (the mirror of gather.c, for the same reasons). */
 #include <stdlib.h>
 
-#include "fy_coll.h"
 #include "fy_err.h"
+#include "fy_select.h"
 
-int fy_scatterv(const void *sbuf, MPI_Aint scount, const MPI_Aint *scounts, const MPI_Aint *displs,
-                const fy_dtype_t *sdt, void *rbuf, MPI_Aint rcount, const fy_dtype_t *rdt, int root,
-                fy_comm_t *c)
+int fy_scatterv_linear(const void *sbuf, MPI_Aint scount, const MPI_Aint *scounts,
+                       const MPI_Aint *displs, const fy_dtype_t *sdt, void *rbuf, MPI_Aint rcount,
+                       const fy_dtype_t *rdt, int root, fy_comm_t *c)
 {
     if (c->rank != root)
         return fy_coll_recv(rbuf, rcount, rdt, root, FY_TAG_SCATTER, c);
@@ -30,9 +30,10 @@ int fy_scatterv(const void *sbuf, MPI_Aint scount, const MPI_Aint *scounts, cons
     return rc != MPI_SUCCESS ? rc : w;
 }
 
-void fy_scatterv_sched(fy_sched_t *s, const void *sbuf, MPI_Aint scount, const MPI_Aint *scounts,
-                       const MPI_Aint *displs, const fy_dtype_t *sdt, void *rbuf, MPI_Aint rcount,
-                       const fy_dtype_t *rdt, int root)
+void fy_scatterv_linear_sched(fy_sched_t *s, const void *sbuf, MPI_Aint scount,
+                              const MPI_Aint *scounts, const MPI_Aint *displs,
+                              const fy_dtype_t *sdt, void *rbuf, MPI_Aint rcount,
+                              const fy_dtype_t *rdt, int root)
 {
     fy_comm_t *c = fy_sched_comm(s);
     if (c->rank != root) {

@@ -18,6 +18,7 @@
 #include "fy_pmi.h"
 #include "fy_request.h"
 #include "fy_runtime.h"
+#include "fy_select.h"
 #include "fy_xport.h"
 
 /* Recursive: attribute and error-handler callbacks may call MPI while the lock is held. */
@@ -62,8 +63,8 @@ int fy_init(int required, int *provided)
     fy_rt.appnum = fy_pmi_appnum(fy_rt.pmi);
     snprintf(fy_rt.kvsname, sizeof fy_rt.kvsname, "%s", fy_pmi_kvsname(fy_rt.pmi));
 
-    int rc = MPI_SUCCESS;
-    if (fy_rt.size > 1)
+    int rc = fy_select_init(); /* FERRY_COLL_<NAME>: a wrong name stops here, before any work */
+    if (rc == MPI_SUCCESS && fy_rt.size > 1)
         rc = fy_shm_init(fy_rt.pmi, fy_rt.rank, fy_rt.size);
     if (rc == MPI_SUCCESS)
         rc = fy_p2p_init();

@@ -1,0 +1,341 @@
+/* The selection tables of the collectives on intracommunicators, the FERRY_COLL_<NAME>
+ * overrides, and the dispatchers behind fy_coll.h (see fy_select.h for the rules of a row).
+ * Thresholds come from measurements on the development machine (2 cores, shared memory):
+ * docs/DESIGN.md, Collectives, gives the crossover tables behind them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fy_err.h"
+#include "fy_op.h"
+#include "fy_select.h"
+
+/* ---- Predicates ---------------------------------------------------------------------- */
+
+/* ---- Tables -------------------------------------------------------------------------- */
+
+static const fy_algo_t barrier_rows[] = {
+    FY_ALGO(barrier, "dissemination", NULL, NULL, fy_barrier_dissemination),
+};
+
+static const fy_algo_t bcast_rows[] = {
+    FY_ALGO(bcast, "binomial", NULL, NULL, fy_bcast_binomial),
+};
+
+static const fy_algo_t reduce_rows[] = {
+    FY_ALGO(reduce, "binomial", NULL, NULL, fy_reduce_binomial),
+};
+
+static const fy_algo_t allreduce_rows[] = {
+    FY_ALGO(allreduce, "recursive_doubling", NULL, NULL, fy_allreduce_recursive_doubling),
+};
+
+static const fy_algo_t allgather_rows[] = {
+    FY_ALGO(allgather, "ring", NULL, NULL, fy_allgatherv_ring),
+};
+
+static const fy_algo_t alltoall_rows[] = {
+    FY_ALGO(alltoall, "pairwise", NULL, NULL, fy_alltoallv_pairwise),
+};
+
+static const fy_algo_t reduce_scatter_rows[] = {
+    FY_ALGO(reduce_scatter, "pairwise", NULL, NULL, fy_reduce_scatter_pairwise),
+};
+
+static const fy_algo_t gather_rows[] = {
+    FY_ALGO(gather, "linear", NULL, NULL, fy_gatherv_linear),
+};
+
+static const fy_algo_t scatter_rows[] = {
+    FY_ALGO(scatter, "linear", NULL, NULL, fy_scatterv_linear),
+};
+
+typedef struct {
+    const char *env; /* FERRY_COLL_<this> */
+    const fy_algo_t *rows;
+    int n;
+} table_t;
+
+#define TABLE(env, rows)                                                                           \
+    {                                                                                              \
+        env, rows, (int)(sizeof rows / sizeof rows[0])                                             \
+    }
+static const table_t tables[FY_COLL_NTABLES] = {
+    [FY_COLL_BARRIER] = TABLE("BARRIER", barrier_rows),
+    [FY_COLL_BCAST] = TABLE("BCAST", bcast_rows),
+    [FY_COLL_REDUCE] = TABLE("REDUCE", reduce_rows),
+    [FY_COLL_ALLREDUCE] = TABLE("ALLREDUCE", allreduce_rows),
+    [FY_COLL_ALLGATHER] = TABLE("ALLGATHER", allgather_rows),
+    [FY_COLL_ALLTOALL] = TABLE("ALLTOALL", alltoall_rows),
+    [FY_COLL_REDUCE_SCATTER] = TABLE("REDUCE_SCATTER", reduce_scatter_rows),
+    [FY_COLL_GATHER] = TABLE("GATHER", gather_rows),
+    [FY_COLL_SCATTER] = TABLE("SCATTER", scatter_rows),
+};
+
+/* The row forced by FERRY_COLL_<NAME>, -1 when none. */
+static int forced[FY_COLL_NTABLES] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};
+
+int fy_select_init(void)
+{
+    for (int t = 0; t < FY_COLL_NTABLES; t++) {
+        char var[40];
+        snprintf(var, sizeof var, "FERRY_COLL_%s", tables[t].env);
+        const char *v = getenv(var);
+        forced[t] = -1;
+        if (!v || !*v)
+            continue;
+        for (int i = 0; i < tables[t].n && forced[t] < 0; i++)
+            if (strcasecmp(v, tables[t].rows[i].name) == 0)
+                forced[t] = i;
+        if (forced[t] >= 0)
+            continue;
+        char names[256] = "";
+        size_t len = 0;
+        for (int i = 0; i < tables[t].n; i++) {
+            bool dup = false;
+            for (int j = 0; j < i; j++)
+                dup = dup || strcmp(tables[t].rows[i].name, tables[t].rows[j].name) == 0;
+            if (!dup && len < sizeof names)
+                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
+                                        tables[t].rows[i].name);
+        }
+        return fy_err_set(MPI_ERR_OTHER, "MPI_Init: %s=%s names no algorithm; valid: %s", var, v,
+                          names);
+    }
+    return MPI_SUCCESS;
+}
+
+const char *fy_select_forced(int coll)
+{
+    return forced[coll] >= 0 ? tables[coll].rows[forced[coll]].name : NULL;
+}
+
+static bool usable(const fy_algo_t *a, const fy_sel_t *s)
+{
+    if (s->sched ? !a->sched.any : !a->fn.any)
+        return false;
+    return !a->can || a->can(s);
+}
+
+const fy_algo_t *fy_select(int coll, const fy_sel_t *s)
+{
+    const table_t *t = &tables[coll];
+    if (forced[coll] >= 0 && usable(&t->rows[forced[coll]], s))
+        return &t->rows[forced[coll]];
+    for (int i = 0; i < t->n; i++)
+        if (usable(&t->rows[i], s) && (!t->rows[i].when || t->rows[i].when(s)))
+            return &t->rows[i];
+    return &t->rows[t->n - 1];
+}
+
+/* ---- Dispatchers (fy_coll.h) --------------------------------------------------------- */
+
+static fy_sel_t sel(fy_comm_t *c, bool sched, size_t bytes)
+{
+    return (fy_sel_t){.comm = c,
+                      .p = c->size,
+                      .pof2 = (c->size & (c->size - 1)) == 0,
+                      .commute = true,
+                      .sched = sched,
+                      .bytes = bytes,
+                      .total = bytes};
+}
+
+static size_t nbytes(const fy_dtype_t *dt, MPI_Aint count)
+{
+    return dt ? (size_t)dt->size * (size_t)count : 0;
+}
+
+int fy_barrier(fy_comm_t *c)
+{
+    fy_sel_t s = sel(c, false, 0);
+    return fy_select(FY_COLL_BARRIER, &s)->fn.barrier(c);
+}
+
+void fy_barrier_sched(fy_sched_t *sc)
+{
+    fy_sel_t s = sel(fy_sched_comm(sc), true, 0);
+    fy_select(FY_COLL_BARRIER, &s)->sched.barrier(sc);
+}
+
+int fy_bcast(void *buf, MPI_Aint count, const fy_dtype_t *dt, int root, fy_comm_t *c)
+{
+    fy_sel_t s = sel(c, false, nbytes(dt, count));
+    return fy_select(FY_COLL_BCAST, &s)->fn.bcast(buf, count, dt, root, c);
+}
+
+void fy_bcast_sched(fy_sched_t *sc, void *buf, MPI_Aint count, const fy_dtype_t *dt, int root)
+{
+    fy_sel_t s = sel(fy_sched_comm(sc), true, nbytes(dt, count));
+    fy_select(FY_COLL_BCAST, &s)->sched.bcast(sc, buf, count, dt, root);
+}
+
+int fy_reduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt, MPI_Op op,
+              int root, fy_comm_t *c)
+{
+    fy_sel_t s = sel(c, false, nbytes(dt, count));
+    s.commute = fy_op_commutes(op);
+    return fy_select(FY_COLL_REDUCE, &s)->fn.reduce(sbuf, rbuf, count, dt, op, root, c);
+}
+
+void fy_reduce_sched(fy_sched_t *sc, const void *sbuf, void *rbuf, MPI_Aint count,
+                     const fy_dtype_t *dt, MPI_Op op, int root)
+{
+    fy_sel_t s = sel(fy_sched_comm(sc), true, nbytes(dt, count));
+    s.commute = fy_op_commutes(op);
+    fy_select(FY_COLL_REDUCE, &s)->sched.reduce(sc, sbuf, rbuf, count, dt, op, root);
+}
+
+int fy_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt, MPI_Op op,
+                 fy_comm_t *c)
+{
+    fy_sel_t s = sel(c, false, nbytes(dt, count));
+    s.commute = fy_op_commutes(op);
+    return fy_select(FY_COLL_ALLREDUCE, &s)->fn.allreduce(sbuf, rbuf, count, dt, op, c);
+}
+
+void fy_allreduce_sched(fy_sched_t *sc, const void *sbuf, void *rbuf, MPI_Aint count,
+                        const fy_dtype_t *dt, MPI_Op op)
+{
+    fy_sel_t s = sel(fy_sched_comm(sc), true, nbytes(dt, count));
+    s.commute = fy_op_commutes(op);
+    fy_select(FY_COLL_ALLREDUCE, &s)->sched.allreduce(sc, sbuf, rbuf, count, dt, op);
+}
+
+/* Allgather(v): every member knows every count, so the average block is the same everywhere. */
+static fy_sel_t sel_allgather(fy_comm_t *c, bool sched, MPI_Aint rcount, const MPI_Aint *rcounts,
+                              const fy_dtype_t *rdt)
+{
+    fy_sel_t s = sel(c, sched, 0);
+    if (rcounts) {
+        MPI_Aint sum = 0;
+        for (int i = 0; i < c->size; i++)
+            sum += rcounts[i];
+        s.vector = true;
+        s.total = nbytes(rdt, sum);
+        s.bytes = s.total / (size_t)c->size;
+    } else {
+        s.bytes = nbytes(rdt, rcount);
+        s.total = s.bytes * (size_t)c->size;
+    }
+    return s;
+}
+
+int fy_allgatherv(const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt, void *rbuf,
+                  MPI_Aint rcount, const MPI_Aint *rcounts, const MPI_Aint *displs,
+                  const fy_dtype_t *rdt, fy_comm_t *c)
+{
+    fy_sel_t s = sel_allgather(c, false, rcount, rcounts, rdt);
+    return fy_select(FY_COLL_ALLGATHER, &s)
+        ->fn.allgather(sbuf, scount, sdt, rbuf, rcount, rcounts, displs, rdt, c);
+}
+
+void fy_allgatherv_sched(fy_sched_t *sc, const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt,
+                         void *rbuf, MPI_Aint rcount, const MPI_Aint *rcounts,
+                         const MPI_Aint *displs, const fy_dtype_t *rdt)
+{
+    fy_sel_t s = sel_allgather(fy_sched_comm(sc), true, rcount, rcounts, rdt);
+    fy_select(FY_COLL_ALLGATHER, &s)
+        ->sched.allgather(sc, sbuf, scount, sdt, rbuf, rcount, rcounts, displs, rdt);
+}
+
+/* Alltoallv: a rank knows only its own counts, so nothing about sizes can steer the choice. */
+static fy_sel_t sel_alltoall(fy_comm_t *c, bool sched, MPI_Aint rcount, const MPI_Aint *rcounts,
+                             const fy_dtype_t *rdt)
+{
+    fy_sel_t s = sel(c, sched, rcounts ? 0 : nbytes(rdt, rcount));
+    s.vector = rcounts != NULL;
+    s.total = s.bytes * (size_t)c->size;
+    return s;
+}
+
+int fy_alltoallv(const void *sbuf, MPI_Aint scount, const MPI_Aint *scounts,
+                 const MPI_Aint *sdispls, const fy_dtype_t *sdt, void *rbuf, MPI_Aint rcount,
+                 const MPI_Aint *rcounts, const MPI_Aint *rdispls, const fy_dtype_t *rdt,
+                 fy_comm_t *c)
+{
+    fy_sel_t s = sel_alltoall(c, false, rcount, rcounts, rdt);
+    return fy_select(FY_COLL_ALLTOALL, &s)
+        ->fn.alltoall(sbuf, scount, scounts, sdispls, sdt, rbuf, rcount, rcounts, rdispls, rdt, c);
+}
+
+void fy_alltoallv_sched(fy_sched_t *sc, const void *sbuf, MPI_Aint scount, const MPI_Aint *scounts,
+                        const MPI_Aint *sdispls, const fy_dtype_t *sdt, void *rbuf, MPI_Aint rcount,
+                        const MPI_Aint *rcounts, const MPI_Aint *rdispls, const fy_dtype_t *rdt)
+{
+    fy_sel_t s = sel_alltoall(fy_sched_comm(sc), true, rcount, rcounts, rdt);
+    fy_select(FY_COLL_ALLTOALL, &s)
+        ->sched.alltoall(sc, sbuf, scount, scounts, sdispls, sdt, rbuf, rcount, rcounts, rdispls,
+                         rdt);
+}
+
+static fy_sel_t sel_reduce_scatter(fy_comm_t *c, bool sched, MPI_Aint rcount,
+                                   const MPI_Aint *rcounts, const fy_dtype_t *dt, MPI_Op op)
+{
+    MPI_Aint sum = rcounts ? 0 : rcount * c->size;
+    for (int i = 0; rcounts && i < c->size; i++)
+        sum += rcounts[i];
+    fy_sel_t s = sel(c, sched, nbytes(dt, sum));
+    s.vector = rcounts != NULL;
+    s.commute = fy_op_commutes(op);
+    return s;
+}
+
+int fy_reduce_scatter(const void *sbuf, void *rbuf, MPI_Aint rcount, const MPI_Aint *rcounts,
+                      const fy_dtype_t *dt, MPI_Op op, fy_comm_t *c)
+{
+    fy_sel_t s = sel_reduce_scatter(c, false, rcount, rcounts, dt, op);
+    return fy_select(FY_COLL_REDUCE_SCATTER, &s)
+        ->fn.reduce_scatter(sbuf, rbuf, rcount, rcounts, dt, op, c);
+}
+
+void fy_reduce_scatter_sched(fy_sched_t *sc, const void *sbuf, void *rbuf, MPI_Aint rcount,
+                             const MPI_Aint *rcounts, const fy_dtype_t *dt, MPI_Op op)
+{
+    fy_sel_t s = sel_reduce_scatter(fy_sched_comm(sc), true, rcount, rcounts, dt, op);
+    fy_select(FY_COLL_REDUCE_SCATTER, &s)
+        ->sched.reduce_scatter(sc, sbuf, rbuf, rcount, rcounts, dt, op);
+}
+
+/* Gather(v), Scatter(v): the counts of the v-forms are known at the root only, and the
+ * v-forms cannot be told from the plain ones elsewhere, so only the communicator decides. */
+int fy_gatherv(const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt, void *rbuf,
+               MPI_Aint rcount, const MPI_Aint *rcounts, const MPI_Aint *displs,
+               const fy_dtype_t *rdt, int root, fy_comm_t *c)
+{
+    fy_sel_t s = sel(c, false, 0);
+    s.vector = true;
+    return fy_select(FY_COLL_GATHER, &s)
+        ->fn.gather(sbuf, scount, sdt, rbuf, rcount, rcounts, displs, rdt, root, c);
+}
+
+void fy_gatherv_sched(fy_sched_t *sc, const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt,
+                      void *rbuf, MPI_Aint rcount, const MPI_Aint *rcounts, const MPI_Aint *displs,
+                      const fy_dtype_t *rdt, int root)
+{
+    fy_sel_t s = sel(fy_sched_comm(sc), true, 0);
+    s.vector = true;
+    fy_select(FY_COLL_GATHER, &s)
+        ->sched.gather(sc, sbuf, scount, sdt, rbuf, rcount, rcounts, displs, rdt, root);
+}
+
+int fy_scatterv(const void *sbuf, MPI_Aint scount, const MPI_Aint *scounts, const MPI_Aint *displs,
+                const fy_dtype_t *sdt, void *rbuf, MPI_Aint rcount, const fy_dtype_t *rdt, int root,
+                fy_comm_t *c)
+{
+    fy_sel_t s = sel(c, false, 0);
+    s.vector = true;
+    return fy_select(FY_COLL_SCATTER, &s)
+        ->fn.scatter(sbuf, scount, scounts, displs, sdt, rbuf, rcount, rdt, root, c);
+}
+
+void fy_scatterv_sched(fy_sched_t *sc, const void *sbuf, MPI_Aint scount, const MPI_Aint *scounts,
+                       const MPI_Aint *displs, const fy_dtype_t *sdt, void *rbuf, MPI_Aint rcount,
+                       const fy_dtype_t *rdt, int root)
+{
+    fy_sel_t s = sel(fy_sched_comm(sc), true, 0);
+    s.vector = true;
+    fy_select(FY_COLL_SCATTER, &s)
+        ->sched.scatter(sc, sbuf, scount, scounts, displs, sdt, rbuf, rcount, rdt, root);
+}
