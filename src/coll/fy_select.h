@@ -25,6 +25,7 @@
 #include <stddef.h>
 
 #include "fy_coll.h"
+#include "fy_op.h"
 
 typedef struct fy_sel {
     fy_comm_t *comm;
@@ -189,5 +190,124 @@ fy_gather_sched_fn_t fy_gatherv_linear_sched;
 
 fy_scatter_fn_t fy_scatterv_linear;
 fy_scatter_sched_fn_t fy_scatterv_linear_sched;
+
+/* --- One algorithm, two forms. The newer algorithms are written once against this emitter,
+ * which either does each step at once (the blocking form: blocking point-to-point on the
+ * collective's fixed tag, scratch kept between calls, the first error remembered and every
+ * later step skipped) or adds it to a schedule (s set: sends and receives join the current
+ * round, fy_emit_wait ends it). So the blocking form pays no schedule bookkeeping, and both
+ * forms combine the same vectors in the same order. In a schedule, a local step placed after
+ * fy_emit_wait sees what the messages before it brought. */
+typedef struct {
+    fy_sched_t *s; /* NULL: the blocking form */
+    fy_comm_t *c;
+    int tag; /* the blocking form's FY_TAG_* */
+    int rc;  /* the blocking form's first error */
+} fy_emit_t;
+
+static inline fy_emit_t fy_emit_blocking(fy_comm_t *c, int tag)
+{
+    return (fy_emit_t){NULL, c, tag, MPI_SUCCESS};
+}
+
+static inline fy_emit_t fy_emit_sched(fy_sched_t *s)
+{
+    return (fy_emit_t){s, fy_sched_comm(s), 0, MPI_SUCCESS};
+}
+
+/* Scratch of the blocking form's slot (0 or 1), or the schedule's. NULL when out of memory:
+ * the blocking form's error is then set, a schedule remembers it; the caller just returns. */
+static inline void *fy_emit_scratch(fy_emit_t *e, int slot, size_t bytes)
+{
+    void *p = e->s ? fy_sched_scratch(e->s, bytes) : fy_coll_scratch(slot, bytes);
+    if (!p && e->rc == MPI_SUCCESS)
+        e->rc = MPI_ERR_NO_MEM;
+    return p;
+}
+
+static inline char *fy_emit_scratch_typed(fy_emit_t *e, int slot, const fy_dtype_t *dt,
+                                          MPI_Aint count, int n, size_t *stride_p)
+{
+    char *p = e->s ? fy_sched_scratch_typed(e->s, dt, count, n, stride_p)
+                   : fy_coll_scratch_typed(slot, dt, count, n, stride_p);
+    if (!p && e->rc == MPI_SUCCESS)
+        e->rc = MPI_ERR_NO_MEM;
+    return p;
+}
+
+static inline void fy_emit_send(fy_emit_t *e, const void *buf, MPI_Aint n, const fy_dtype_t *dt,
+                                int peer)
+{
+    if (e->s)
+        fy_sched_send(e->s, buf, n, dt, peer);
+    else if (e->rc == MPI_SUCCESS)
+        e->rc = fy_coll_send(buf, n, dt, peer, e->tag, e->c);
+}
+
+static inline void fy_emit_recv(fy_emit_t *e, void *buf, MPI_Aint n, const fy_dtype_t *dt, int peer)
+{
+    if (e->s)
+        fy_sched_recv(e->s, buf, n, dt, peer);
+    else if (e->rc == MPI_SUCCESS)
+        e->rc = fy_coll_recv(buf, n, dt, peer, e->tag, e->c);
+}
+
+/* Ends the round of a schedule (the blocking form has waited already). */
+static inline void fy_emit_wait(fy_emit_t *e)
+{
+    if (e->s)
+        fy_sched_round(e->s);
+}
+
+/* A send and a receive that run together, then wait (one round of a schedule). */
+static inline void fy_emit_sendrecv(fy_emit_t *e, const void *sbuf, MPI_Aint sn,
+                                    const fy_dtype_t *sdt, int dst, void *rbuf, MPI_Aint rn,
+                                    const fy_dtype_t *rdt, int src)
+{
+    if (e->s) {
+        fy_sched_recv(e->s, rbuf, rn, rdt, src);
+        fy_sched_send(e->s, sbuf, sn, sdt, dst);
+        fy_sched_round(e->s);
+    } else if (e->rc == MPI_SUCCESS) {
+        e->rc = fy_coll_sendrecv(sbuf, sn, sdt, dst, rbuf, rn, rdt, src, e->tag, e->c);
+    }
+}
+
+/* inout = in o inout (fy_op_apply). */
+static inline void fy_emit_reduce(fy_emit_t *e, MPI_Op op, const fy_dtype_t *dt, const void *in,
+                                  void *inout, MPI_Aint n)
+{
+    if (e->s)
+        fy_sched_reduce(e->s, op, dt, in, inout, n);
+    else if (e->rc == MPI_SUCCESS && n > 0)
+        fy_op_apply(op, dt, in, inout, n);
+}
+
+/* n elements of dt, same layout (fy_op_copy). */
+static inline void fy_emit_copy_same(fy_emit_t *e, const fy_dtype_t *dt, const void *src, void *dst,
+                                     MPI_Aint n)
+{
+    if (e->s)
+        fy_sched_copy_same(e->s, dt, src, dst, n);
+    else if (e->rc == MPI_SUCCESS && n > 0)
+        fy_op_copy(dt, src, dst, n);
+}
+
+/* Between two typed buffers (fy_coll_copy). */
+static inline void fy_emit_copy(fy_emit_t *e, const void *src, MPI_Aint sn, const fy_dtype_t *sdt,
+                                void *dst, MPI_Aint dn, const fy_dtype_t *ddt)
+{
+    if (e->s)
+        fy_sched_copy(e->s, src, sn, sdt, dst, dn, ddt);
+    else if (e->rc == MPI_SUCCESS)
+        e->rc = fy_coll_copy(src, sn, sdt, dst, dn, ddt);
+}
+
+/* Where part i of n split into `parts` near-equal parts begins: floor(n * i / parts) without
+ * overflow. Parts differ by at most one; with n < parts some are empty. */
+static inline MPI_Aint fy_emit_cut(MPI_Aint n, int parts, int i)
+{
+    return n / parts * i + n % parts * i / parts;
+}
 
 #endif

@@ -13,6 +13,17 @@
 
 /* ---- Predicates ---------------------------------------------------------------------- */
 
+static bool commutative(const fy_sel_t *s)
+{
+    return s->commute;
+}
+
+/* Provisional thresholds, replaced by measured ones below. */
+static bool allreduce_long(const fy_sel_t *s)
+{
+    return s->p > 2 && s->bytes >= 64 * 1024;
+}
+
 /* ---- Tables -------------------------------------------------------------------------- */
 
 static const fy_algo_t barrier_rows[] = {
@@ -28,6 +39,8 @@ static const fy_algo_t reduce_rows[] = {
 };
 
 static const fy_algo_t allreduce_rows[] = {
+    FY_ALGO(allreduce, "rabenseifner", NULL, allreduce_long, fy_allreduce_rabenseifner),
+    FY_ALGO(allreduce, "ring", commutative, allreduce_long, fy_allreduce_ring),
     FY_ALGO(allreduce, "recursive_doubling", NULL, NULL, fy_allreduce_recursive_doubling),
 };
 
