@@ -171,11 +171,15 @@ int fy_comm_dup(fy_comm_t *old, const uint64_t *mask, fy_comm_t **new_p)
     return rc;
 }
 
+void (*fy_comm_coll_free)(fy_comm_t *c);
+
 void fy_comm_release(fy_comm_t *c)
 {
     if (c == &world || c == &self || --c->refs > 0)
         return;
     fy_attr_delete_all(c);
+    if (c->coll_shm && fy_comm_coll_free)
+        fy_comm_coll_free(c);
     cid_free[c->cid / 64] |= 1ull << (c->cid % 64);
     table[fy_handle_index(c->handle)] = NULL;
     fy_errhandler_unref(c->errhandler);
@@ -194,6 +198,15 @@ void fy_comm_fini(void)
 {
     fy_comm_builtin[0] = fy_comm_builtin[1] = NULL;
     fy_attr_delete_all(&world);
+    if (fy_comm_coll_free) {
+        if (world.coll_shm)
+            fy_comm_coll_free(&world);
+        if (self.coll_shm)
+            fy_comm_coll_free(&self);
+        for (unsigned i = 0; i < table_cap; i++)
+            if (table[i] && table[i]->coll_shm)
+                fy_comm_coll_free(table[i]);
+    }
     fy_info_free(world.info);
     fy_info_free(self.info);
     world.info = self.info = NULL;

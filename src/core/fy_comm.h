@@ -29,8 +29,9 @@ typedef struct fy_comm {
     MPI_Errhandler errhandler;
     int refs;
     uint32_t coll_seq;
-    void *attrs; /* fy_attr_t list (fy_attr.h) */
-    void *info;  /* fy_info_t (fy_info.h): hints from MPI_Comm_set_info etc., NULL when none */
+    void *coll_shm; /* shared-memory collective state (src/coll/fy_shmcoll.h), NULL until used */
+    void *attrs;    /* fy_attr_t list (fy_attr.h) */
+    void *info;     /* fy_info_t (fy_info.h): hints from MPI_Comm_set_info etc., NULL when none */
     char name[MPI_MAX_OBJECT_NAME];
 } fy_comm_t;
 
@@ -66,6 +67,9 @@ int fy_comm_create(fy_comm_t *parent, int size, int rank, int *world_of,
 int fy_comm_create_inter(fy_comm_t *parent, int size, int rank, int *world_of, int remote_size,
                          int *remote_world_of, const uint64_t *agreed_free, fy_comm_t **new_p);
 void fy_comm_release(fy_comm_t *c);
+/* Set by the collective layer: gives back what c->coll_shm holds when c is freed (the core
+ * does not know what that is). */
+extern void (*fy_comm_coll_free)(fy_comm_t *c);
 const char *fy_comm_name(MPI_Comm h);
 
 static inline int fy_comm_world_rank(const fy_comm_t *c, int r)

@@ -52,7 +52,32 @@ static uint64_t shm_free_bytes(void)
     return (uint64_t)v.f_bavail * v.f_frsize;
 }
 
-/* Where everything lies for a ring size (the layout in shm_seg.h). */
+/* The collective pool (layout in shm_seg.h): 16 slots, so that a program's usual handful of
+ * communicators that do collectives each get one; a rank's area per half is 1 MiB / n, between
+ * 16 KiB and 256 KiB (128 KiB at 8 ranks), so a slot is about 2 MiB: long vectors go through in
+ * few pieces, and each piece costs a phase, a round of wake-ups when ranks outnumber cores.
+ * tmpfs gives pages only when touched, and a rank touches only its own areas and what it
+ * reads, so slots never used cost nothing. The pool may take a quarter of what /dev/shm has
+ * free (the rings take half): with less, fewer slots, and none at all in a tiny /dev/shm
+ * (collectives then use messages). FERRY_SHM_COLL_SLOTS overrides the count (0: no pool). */
+static void pick_coll(fy_shm_t *s, uint64_t shm_free)
+{
+    uint32_t area = 256 * 1024;
+    while (area > 16 * 1024 && (uint64_t)area * (uint64_t)s->n > 1024 * 1024)
+        area >>= 1;
+    long slots = fy_env_size("FERRY_SHM_COLL_SLOTS", 16);
+    if (slots < 0)
+        slots = 0;
+    if (slots > FY_SHM_COLL_MAX_SLOTS)
+        slots = FY_SHM_COLL_MAX_SLOTS;
+    size_t stride = fy_shm_coll_stride(s->n, area);
+    while (slots > 0 && (uint64_t)slots * stride > shm_free / 4)
+        slots /= 2;
+    s->coll_slots = (uint32_t)slots;
+    s->coll_area = area;
+}
+
+/* Where everything lies for a ring size and a pool (the layout in shm_seg.h). */
 static void layout(fy_shm_t *s, uint32_t ring_bytes, size_t *bells_off, size_t *rings_off)
 {
     s->ring_bytes = ring_bytes;
@@ -61,6 +86,9 @@ static void layout(fy_shm_t *s, uint32_t ring_bytes, size_t *bells_off, size_t *
     *bells_off = round_up(sizeof(fy_shm_hdr_t), FY_CACHELINE);
     *rings_off = round_up(*bells_off + sizeof(fy_bell_t) * (size_t)s->n, 4096);
     s->bytes = *rings_off + s->ring_stride * (size_t)s->n * (size_t)s->n;
+    s->coll_stride = fy_shm_coll_stride(s->n, s->coll_area);
+    if (s->coll_slots)
+        s->bytes += 4096 + s->coll_stride * s->coll_slots;
 }
 
 static int map(fy_shm_t *s, int fd, size_t bells_off, size_t rings_off)
@@ -74,6 +102,11 @@ static int map(fy_shm_t *s, int fd, size_t bells_off, size_t rings_off)
     s->hdr = s->base;
     s->bell = (fy_bell_t *)((char *)s->base + bells_off);
     s->rings = (unsigned char *)s->base + rings_off;
+    if (s->coll_slots) {
+        unsigned char *pool = s->rings + s->ring_stride * (size_t)s->n * (size_t)s->n;
+        s->coll = (fy_shm_coll_t *)pool;
+        s->coll_base = pool + 4096;
+    }
     return MPI_SUCCESS;
 }
 
@@ -105,6 +138,7 @@ static int create_segment(fy_shm_t *s, const char *name)
 {
     size_t bells_off, rings_off;
     uint64_t avail = shm_free_bytes();
+    pick_coll(s, avail);
     layout(s, pick_ring_bytes(s->n, avail), &bells_off, &rings_off);
     if (s->bytes > avail)
         return fy_err_set(MPI_ERR_NO_MEM,
@@ -132,6 +166,8 @@ static int create_segment(fy_shm_t *s, const char *name)
     }
     s->hdr->nranks = (uint32_t)s->n;
     s->hdr->ring_bytes = s->ring_bytes;
+    s->hdr->coll_slots = s->coll_slots;
+    s->hdr->coll_area = s->coll_area;
     s->hdr->magic = FY_SHM_MAGIC;
     return MPI_SUCCESS;
 }
@@ -150,6 +186,8 @@ static int open_segment(fy_shm_t *s, const char *name)
                           name);
     }
     size_t bells_off, rings_off;
+    s->coll_slots = h.coll_slots;
+    s->coll_area = h.coll_area;
     layout(s, h.ring_bytes, &bells_off, &rings_off);
     int rc = map(s, fd, bells_off, rings_off);
     close(fd);

@@ -5,6 +5,8 @@
  *   fy_shm_hdr_t                         magic, rank count, ring size
  *   fy_bell_t bell[n]                    one doorbell per rank (futex word, sleeper count, pid)
  *   ring[dst][src] for dst,src < n       a single-producer single-consumer byte ring per pair
+ *   fy_shm_coll_t, then coll_slots slots  shared-memory collectives (src/coll/shm_*.c): a slot
+ *                                        per communicator that uses them, page-aligned
  * A ring holds records: a fy_hdr_t then its payload, each record starting on a 64-byte
  * boundary. Positions are free-running 64-bit byte counters; a record never wraps: when it
  * does not fit before the end, the producer writes a PAD header and starts again at 0.
@@ -24,7 +26,40 @@ typedef struct fy_shm_hdr {
     uint64_t magic;
     uint32_t nranks;
     uint32_t ring_bytes;
+    uint32_t coll_slots; /* slots of the collective pool (0: none, collectives use messages) */
+    uint32_t coll_area;  /* bytes of one rank's area in one half of a slot */
 } fy_shm_hdr_t;
+
+/* The head of the collective pool: which slots a communicator holds. The layout inside a
+ * slot belongs to the collective layer (src/coll/fy_shmcoll.h); the segment only reserves
+ * slot_stride bytes per slot. */
+typedef struct fy_shm_coll {
+    _Alignas(FY_CACHELINE) _Atomic uint64_t used; /* bit i: slot i taken */
+} fy_shm_coll_t;
+#define FY_SHM_COLL_MAX_SLOTS 64
+/* A slot: control lines (a head line and one flag line per member), then FY_SHM_COLL_GENS
+ * small generations of n areas of fy_shm_coll_small(n) bytes, then two halves of n areas of
+ * `area` bytes; each part page-aligned. */
+#define FY_SHM_COLL_GENS 16
+static inline size_t fy_shm_coll_small(int n)
+{
+    size_t s = 1024;
+    while (s > 256 && s * FY_SHM_COLL_GENS * (size_t)n > 256 * 1024)
+        s >>= 1;
+    return s;
+}
+static inline size_t fy_shm_coll_ctl_bytes(int n)
+{
+    return ((size_t)(n + 1) * FY_CACHELINE + 4095) / 4096 * 4096;
+}
+static inline size_t fy_shm_coll_small_bytes(int n)
+{
+    return (FY_SHM_COLL_GENS * (size_t)n * fy_shm_coll_small(n) + 4095) / 4096 * 4096;
+}
+static inline size_t fy_shm_coll_stride(int n, size_t area)
+{
+    return fy_shm_coll_ctl_bytes(n) + fy_shm_coll_small_bytes(n) + 2 * (size_t)n * area;
+}
 
 typedef struct fy_bell {
     _Alignas(FY_CACHELINE) atomic_uint seq; /* futex word: bumped by a waking peer */
@@ -48,6 +83,10 @@ typedef struct fy_shm {
     fy_shm_hdr_t *hdr;
     fy_bell_t *bell;
     unsigned char *rings;
+    fy_shm_coll_t *coll;      /* NULL when the pool has no slots */
+    unsigned char *coll_base; /* slot i at coll_base + i * coll_stride */
+    uint32_t coll_slots, coll_area;
+    size_t coll_stride;
 } fy_shm_t;
 
 extern fy_shm_t fy_shm;

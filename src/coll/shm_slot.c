@@ -1,0 +1,150 @@
+/* Getting, waiting on and giving back a communicator's slot of the shared-memory collective
+ * pool (fy_shmcoll.h, shm_slot.h). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "fy_coll.h"
+#include "fy_err.h"
+#include "fy_p2p.h"
+#include "fy_shmcoll.h"
+#include "shm_slot.h"
+
+/* Private tag of the slot number's message, on the collective context, apart from the
+ * collectives' own tags. */
+enum { TAG_SLOT = 40 };
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+bool fy_shmcoll_usable(const fy_comm_t *c)
+{
+    if (!fy_shm.coll || c->inter || c->size < 2)
+        return false;
+    const fy_shmc_t *st = c->coll_shm;
+    return !st || st->slot >= 0;
+}
+
+/* Rank 0's half of getting a slot: the lowest free one, reset for c's members. */
+static int claim(int members)
+{
+    uint64_t used = atomic_load(&fy_shm.coll->used);
+    for (;;) {
+        int i = 0;
+        while (i < (int)fy_shm.coll_slots && (used >> i & 1))
+            i++;
+        if (i == (int)fy_shm.coll_slots)
+            return -1;
+        if (atomic_compare_exchange_weak(&fy_shm.coll->used, &used, used | 1ull << i)) {
+            unsigned char *base = fy_shm.coll_base + (size_t)i * fy_shm.coll_stride;
+            fy_cslot_head_t *head = (fy_cslot_head_t *)base;
+            fy_cflag_t *flag = (fy_cflag_t *)(base + FY_CACHELINE);
+            for (int j = 0; j < members; j++)
+                atomic_store_explicit(&flag[j].seq, 0, memory_order_relaxed);
+            atomic_store(&head->users, (unsigned)members);
+            return i;
+        }
+    }
+}
+
+static void slot_free(fy_comm_t *c)
+{
+    fy_shmc_t *st = c->coll_shm;
+    c->coll_shm = NULL;
+    if (!st)
+        return;
+    /* The last member out gives the slot back; until then others may still read from it. */
+    if (st->slot >= 0 && fy_shm.coll && atomic_fetch_sub(&st->head->users, 1) == 1)
+        atomic_fetch_and(&fy_shm.coll->used, ~(1ull << st->slot));
+    free(st->bell);
+    free(st);
+}
+
+fy_shmc_t *fy_shmc_get(fy_comm_t *c, int *rc_p)
+{
+    *rc_p = MPI_SUCCESS;
+    fy_shmc_t *st = c->coll_shm;
+    if (st)
+        return st->slot >= 0 ? st : NULL;
+    st = calloc(1, sizeof *st);
+    int *bell = malloc(sizeof(int) * (size_t)c->size);
+    if (!st || !bell) {
+        free(st);
+        free(bell);
+        *rc_p = fy_err_set(MPI_ERR_NO_MEM, "out of memory for a shared-memory collective");
+        return NULL;
+    }
+    int slot = -1, rc = MPI_SUCCESS;
+    if (c->rank == 0) {
+        slot = claim(c->size);
+        for (int j = 1; j < c->size && rc == MPI_SUCCESS; j++)
+            rc = fy_coll_send(&slot, 1, fy_dtype_get(MPI_INT), j, TAG_SLOT, c);
+    } else {
+        rc = fy_coll_recv(&slot, 1, fy_dtype_get(MPI_INT), 0, TAG_SLOT, c);
+    }
+    if (rc != MPI_SUCCESS) {
+        free(st);
+        free(bell);
+        *rc_p = rc;
+        return NULL;
+    }
+    fy_comm_coll_free = slot_free; /* from now on a freed communicator may hold a slot */
+    st->slot = slot;
+    st->bell = bell;
+    for (int j = 0; j < c->size; j++)
+        bell[j] = fy_comm_world_rank(c, j);
+    c->coll_shm = st;
+    if (slot < 0)
+        return NULL;
+    unsigned char *base = fy_shm.coll_base + (size_t)slot * fy_shm.coll_stride;
+    st->head = (fy_cslot_head_t *)base;
+    st->flag = (fy_cflag_t *)(base + FY_CACHELINE);
+    st->n = fy_shm.n;
+    st->small = base + fy_shm_coll_ctl_bytes(st->n);
+    st->small_area = fy_shm_coll_small(st->n);
+    st->halves = st->small + fy_shm_coll_small_bytes(st->n);
+    st->area = fy_shm.coll_area;
+    st->last = FY_SHMC_NONE;
+    /* First touches of the pages this member writes would otherwise fault during its first
+     * collectives; the rest of the slot is left alone (a page of tmpfs is memory once touched). */
+    madvise(base, fy_shm_coll_ctl_bytes(st->n), MADV_POPULATE_WRITE);
+    for (int b = 0; b < FY_SHMC_NBUF; b++)
+        madvise((void *)((uintptr_t)fy_shmc_area(st, b, c->rank) & ~(uintptr_t)4095),
+                fy_shmc_cap(st, b), MADV_POPULATE_WRITE);
+    return st;
+}
+
+void fy_shmc_publish(fy_shmc_t *st, const fy_comm_t *c)
+{
+    atomic_store_explicit(&st->flag[c->rank].seq, ++st->phase, memory_order_release);
+    for (int j = 0; j < c->size; j++)
+        if (j != c->rank)
+            fy_shm_ring_bell(st->bell[j]);
+}
+
+typedef struct {
+    const fy_cflag_t *flag;
+    int lo, hi;
+    uint64_t s;
+} wait_t;
+
+/* Members already seen at phase s are skipped on the next poll (flags only grow). */
+static bool reached(void *arg)
+{
+    wait_t *w = arg;
+    while (w->lo < w->hi) {
+        if (atomic_load_explicit(&w->flag[w->lo].seq, memory_order_acquire) < w->s)
+            return false;
+        w->lo++;
+    }
+    return true;
+}
+
+void fy_shmc_wait(fy_shmc_t *st, int lo, int hi, uint64_t s)
+{
+    wait_t w = {st->flag, lo, hi, s};
+    if (!reached(&w))
+        fy_wait_until(reached, &w);
+}
