@@ -18,6 +18,31 @@ static bool commutative(const fy_sel_t *s)
     return s->commute;
 }
 
+static bool allgather_short(const fy_sel_t *s)
+{
+    return s->p > 2 && s->total <= 64 * 1024;
+}
+
+static bool equal_blocks(const fy_sel_t *s)
+{
+    return !s->vector;
+}
+
+static bool alltoall_short(const fy_sel_t *s)
+{
+    return s->p > 2 && s->bytes <= 256;
+}
+
+static bool alltoall_linear(const fy_sel_t *s)
+{
+    return s->p > 2;
+}
+
+static bool bcast_long(const fy_sel_t *s)
+{
+    return s->p > 2 && s->bytes >= 256 * 1024;
+}
+
 /* Provisional thresholds, replaced by measured ones below. */
 static bool allreduce_long(const fy_sel_t *s)
 {
@@ -31,6 +56,7 @@ static const fy_algo_t barrier_rows[] = {
 };
 
 static const fy_algo_t bcast_rows[] = {
+    FY_ALGO(bcast, "scatter_allgather", NULL, bcast_long, fy_bcast_scatter_allgather),
     FY_ALGO(bcast, "binomial", NULL, NULL, fy_bcast_binomial),
 };
 
@@ -45,10 +71,15 @@ static const fy_algo_t allreduce_rows[] = {
 };
 
 static const fy_algo_t allgather_rows[] = {
+    FY_ALGO(allgather, "recursive_doubling", NULL, allgather_short,
+            fy_allgatherv_recursive_doubling),
+    FY_ALGO(allgather, "bruck", NULL, allgather_short, fy_allgatherv_bruck),
     FY_ALGO(allgather, "ring", NULL, NULL, fy_allgatherv_ring),
 };
 
 static const fy_algo_t alltoall_rows[] = {
+    FY_ALGO(alltoall, "bruck", equal_blocks, alltoall_short, fy_alltoall_bruck),
+    FY_ALGO(alltoall, "linear", NULL, alltoall_linear, fy_alltoallv_linear),
     FY_ALGO(alltoall, "pairwise", NULL, NULL, fy_alltoallv_pairwise),
 };
 

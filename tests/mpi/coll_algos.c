@@ -8,8 +8,8 @@
  *     receive buffer must stay untouched,
  *   - a pair of unsigned ints under a non-commutative user operator (composition of affine maps
  *     modulo 2^32, odd factors), so a combination out of rank order shows,
- * counts 0, 1, 3, 17 (fewer and more than p chunks), 130 and a long one (past the eager limit,
- * in the range of the long-message algorithms), MPI_IN_PLACE wherever allowed, every root of
+ * counts 0, 1, 3, 17 (fewer and more than p chunks), 130 and a long one (in the range of the
+ * long-message algorithms), MPI_IN_PLACE wherever allowed, every root of
  * the rooted ones at small counts, uneven v-counts with gaps, on MPI_COMM_WORLD and on a
  * communicator in reversed rank order. */
 #include "mpitest.h"
@@ -475,9 +475,9 @@ int main(int argc, char **argv)
     types[T_INT] = (ty_t){"int", MPI_INT, MPI_SUM, 1, {0, 0}, 1};
     types[T_VEC] = (ty_t){"vector", vec, vsum, 4, {0, 3}, 2};
     types[T_AFF] = (ty_t){"affine", pair, affine, 2, {0, 1}, 2};
-    /* The long count: 40000 ints (160 KB), far past the eager limit and the long-message
-     * thresholds; FY_TEST_ALGOS_LONG overrides it. */
-    long longn = 40000;
+    /* The long count: 12000 ints (48 KB; with FERRY_EAGER_MAX=2K past the eager limit even in
+     * pieces); FY_TEST_ALGOS_LONG overrides it. */
+    long longn = 12000;
     const char *e = getenv("FY_TEST_ALGOS_LONG");
     if (e && *e)
         longn = atol(e);
