@@ -50,9 +50,21 @@ static inline int fy_tag_sched(uint32_t seq)
 typedef int (*fy_sched_fn_t)(fy_sched_t *s, void *arg);
 
 /* A new, empty schedule for collective `fn` (an MPI function name, for messages) on c: takes
- * c's next sequence number and a reference to c. NULL when out of memory (message set). */
+ * c's next sequence number (and, on an intercommunicator, c->local's next one too: below) and
+ * a reference to c. NULL when out of memory (message set). */
 fy_sched_t *fy_sched_new(fy_comm_t *c, const char *fn);
+/* The communicator the operations being added address (ranks of sends and receives name its
+ * members): the schedule's, or its local group's after fy_sched_local(s, true). */
 fy_comm_t *fy_sched_comm(const fy_sched_t *s);
+/* Intercommunicator schedules. On an intercommunicator c, ranks name the remote group; between
+ * fy_sched_local(s, true) and fy_sched_local(s, false) the operations added address c's local
+ * group instead, through the hidden intracommunicator c->local, and fy_sched_comm returns
+ * c->local, so an intracommunicator builder called meanwhile (fy_bcast_sched, ...) adds its
+ * phase inside the group. Those messages travel on c->local's collective context under a tag
+ * of c->local's own sequence (taken by fy_sched_new): each member of the group makes the same
+ * schedules on c in the same order, so they meet neither other schedules on c nor anything
+ * else on c->local. Does nothing on an intracommunicator. */
+void fy_sched_local(fy_sched_t *s, bool local);
 /* The first error of the current run (a code), MPI_SUCCESS when none: for calls that must
  * know whether the messages before them arrived. */
 int fy_sched_error(const fy_sched_t *s);

@@ -18,6 +18,7 @@ enum { INLINE_SCRATCH = 512, CACHE_MAX = 16 };
 
 typedef struct {
     uint8_t kind;
+    bool local; /* a message within an intercommunicator's local group (fy_sched_local) */
     int peer;
     MPI_Aint count, count2;
     const fy_dtype_t *dt, *dt2;
@@ -38,8 +39,10 @@ typedef struct owned {
 
 struct fy_sched {
     fy_comm_t *comm;
+    fy_comm_t *cur; /* what fy_sched_comm returns: comm, or comm->local while adding local ops */
     const char *fn;
     int tag;
+    int ltag; /* intercommunicator: the tag of its messages on comm->local */
     op_t *ops;
     int nops, cap;
     int *first; /* first[k]: index of round k's first operation; first[nrounds] == nops */
@@ -107,9 +110,14 @@ fy_sched_t *fy_sched_new(fy_comm_t *c, const char *fn)
         fy_err_set(MPI_ERR_NO_MEM, "%s: out of memory for a schedule", fn);
         return NULL;
     }
-    s->comm = c;
+    s->comm = s->cur = c;
     s->fn = fn;
     s->tag = fy_tag_sched(c->coll_seq++);
+    /* Every member of c's local group makes the same schedules on c in the same order, so a
+     * number of c->local's sequence keeps the local messages apart from any other schedule
+     * that addresses that group. */
+    if (c->inter)
+        s->ltag = fy_tag_sched(c->local->coll_seq++);
     c->refs++; /* MPI_Comm_free while this runs must not pull the communicator away */
     list_add(&idle_head, s);
     return s;
@@ -117,7 +125,12 @@ fy_sched_t *fy_sched_new(fy_comm_t *c, const char *fn)
 
 fy_comm_t *fy_sched_comm(const fy_sched_t *s)
 {
-    return s->comm;
+    return s->cur;
+}
+
+void fy_sched_local(fy_sched_t *s, bool local)
+{
+    s->cur = local && s->comm->inter ? s->comm->local : s->comm;
 }
 
 int fy_sched_error(const fy_sched_t *s)
@@ -162,6 +175,7 @@ static op_t *add(fy_sched_t *s, int kind)
     s->first[s->nrounds] = s->nops;
     memset(o, 0, sizeof *o);
     o->kind = (uint8_t)kind;
+    o->local = s->cur != s->comm;
     return o;
 }
 
@@ -354,10 +368,11 @@ static void fail(fy_sched_t *s, int err)
 
 static void start_msg(fy_sched_t *s, op_t *o)
 {
-    fy_comm_t *c = s->comm;
+    fy_comm_t *c = o->local ? s->comm->local : s->comm;
     bool send = o->kind == OP_SEND;
-    fy_req_t *r = fy_req_new_p2p(send ? FY_REQ_SEND : FY_REQ_RECV, send ? o->src : o->dst, o->count,
-                                 o->dt, o->peer, s->tag, c, FY_CTX_COLL(c), FY_MODE_STANDARD);
+    fy_req_t *r =
+        fy_req_new_p2p(send ? FY_REQ_SEND : FY_REQ_RECV, send ? o->src : o->dst, o->count, o->dt,
+                       o->peer, o->local ? s->ltag : s->tag, c, FY_CTX_COLL(c), FY_MODE_STANDARD);
     if (!r) {
         fail(s, fy_err_set(MPI_ERR_NO_MEM, "%s: out of memory for a request", s->fn));
         return;
