@@ -11,11 +11,18 @@
 
 typedef enum { FY_COLL_BLOCKING, FY_COLL_NONBLOCKING, FY_COLL_PERSISTENT } fy_coll_mode_t;
 
-/* A fresh schedule for a nonblocking or persistent collective on c (intracommunicators only in
- * this release); NULL with the class in *rc_p (message set). */
+/* A fresh schedule for a nonblocking or persistent collective on c; NULL with the class in
+ * *rc_p (message set). */
 fy_sched_t *fy_api_sched_new(const char *fn, fy_comm_t *c, int *rc_p);
 /* Starts (nonblocking) or parks (persistent) a built schedule as the user's request. */
 int fy_api_sched_go(fy_sched_t *s, fy_coll_mode_t mode, MPI_Request *request);
+
+/* The root argument of a rooted collective: a rank of c (MPI_ERR_ROOT otherwise); on an
+ * intercommunicator MPI_ROOT, MPI_PROC_NULL or a rank of the remote group. */
+int fy_api_root(const char *fn, const fy_comm_t *c, int root);
+/* MPI_ERR_BUFFER, message set: argument `arg` is MPI_IN_PLACE on intercommunicator c, where
+ * MPI defines no in-place form. */
+int fy_api_inter_in_place(const char *fn, const fy_comm_t *c, const char *arg);
 
 int fy_api_barrier(const char *fn, MPI_Comm comm, fy_coll_mode_t mode, MPI_Request *request);
 int fy_api_bcast(const char *fn, void *buffer, MPI_Count count, MPI_Datatype datatype, int root,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "coll_api.h"
+#include "fy_inter.h"
 #include "fy_op.h"
 #include "p2p_start.h"
 
@@ -14,13 +15,14 @@ typedef struct {
     const fy_dtype_t *sdt, *rdt;
 } coll_args_t;
 
-/* Checks the communicator, the datatypes that matter on this rank, and a root if any. */
+/* Checks the communicator, the datatypes that matter on this rank, and a root if any (which
+ * on an intercommunicator may be MPI_ROOT or MPI_PROC_NULL). */
 static int check(const char *fn, MPI_Comm comm, const void *sbuf, MPI_Datatype stype,
                  int send_matters, MPI_Datatype rtype, int recv_matters, int root, coll_args_t *a)
 {
     int rc = fy_api_comm(fn, comm, &a->c);
     if (rc == MPI_SUCCESS && root != MPI_UNDEFINED)
-        rc = fy_api_rank(fn, a->c, root, "root", 0, 0);
+        rc = fy_api_root(fn, a->c, root);
     a->sdt = a->rdt = NULL;
     if (rc == MPI_SUCCESS && send_matters && sbuf != MPI_IN_PLACE)
         rc = fy_api_dtype(fn, stype, &a->sdt);
@@ -36,6 +38,19 @@ static int counts_ok(const char *fn, const MPI_Aint *counts, int n)
             return fy_err_set(MPI_ERR_COUNT, "%s: invalid count %ld for rank %d", fn,
                               (long)counts[i], i);
     return MPI_SUCCESS;
+}
+
+static int count_ok(const char *fn, MPI_Count count)
+{
+    return count < 0 ? fy_err_set(MPI_ERR_COUNT, "%s: invalid count %ld", fn, (long)count)
+                     : MPI_SUCCESS;
+}
+
+/* Whether this process is the root of a rooted collective (on an intercommunicator, the one
+ * that passed MPI_ROOT). */
+static bool is_root(const fy_comm_t *c, int root)
+{
+    return c->inter ? root == MPI_ROOT : c->rank == root;
 }
 
 /* int[] -> MPI_Aint[] for the int forms; *out stays NULL for a NULL input. */
@@ -61,23 +76,48 @@ int fy_api_gather(const char *fn, const void *sbuf, MPI_Count scount, MPI_Dataty
 {
     coll_args_t a;
     fy_sched_t *s;
-    int rc = check(fn, comm, sbuf, stype, 1, rtype, 0, root, &a);
-    if (rc == MPI_SUCCESS && a.c->rank == root) {
-        rc = fy_api_dtype(fn, rtype, &a.rdt);
+    int rc = check(fn, comm, sbuf, stype, 0, rtype, 0, root, &a);
+    bool inter = rc == MPI_SUCCESS && a.c->inter;
+    if (rc == MPI_SUCCESS && inter) { /* the root receives, the other group sends */
+        if (root == MPI_ROOT) {
+            rc = fy_api_dtype(fn, rtype, &a.rdt);
+            if (rc == MPI_SUCCESS)
+                rc = counts_ok(fn, rcounts, a.c->peer_size);
+            if (rc == MPI_SUCCESS)
+                rc = count_ok(fn, rcount);
+        } else if (root != MPI_PROC_NULL) {
+            rc = sbuf == MPI_IN_PLACE ? fy_api_inter_in_place(fn, a.c, "sendbuf")
+                                      : fy_api_dtype(fn, stype, &a.sdt);
+            if (rc == MPI_SUCCESS)
+                rc = count_ok(fn, scount);
+        }
+    } else if (rc == MPI_SUCCESS) {
+        if (sbuf != MPI_IN_PLACE)
+            rc = fy_api_dtype(fn, stype, &a.sdt);
+        if (rc == MPI_SUCCESS && a.c->rank == root) {
+            rc = fy_api_dtype(fn, rtype, &a.rdt);
+            if (rc == MPI_SUCCESS)
+                rc = counts_ok(fn, rcounts, a.c->size);
+        } else if (rc == MPI_SUCCESS && sbuf == MPI_IN_PLACE) {
+            rc = fy_err_set(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is only valid at the root", fn);
+        }
         if (rc == MPI_SUCCESS)
-            rc = counts_ok(fn, rcounts, a.c->size);
-    } else if (rc == MPI_SUCCESS && sbuf == MPI_IN_PLACE) {
-        rc = fy_err_set(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is only valid at the root", fn);
+            rc = count_ok(fn, scount < 0 ? scount : rcount);
     }
-    if (rc == MPI_SUCCESS && (scount < 0 || rcount < 0))
-        rc = fy_err_set(MPI_ERR_COUNT, "%s: invalid count %ld", fn,
-                        (long)(scount < 0 ? scount : rcount));
     if (rc == MPI_SUCCESS) {
         fy_lock();
         if (mode == FY_COLL_BLOCKING) {
-            rc = fy_gatherv(sbuf, scount, a.sdt, rbuf, rcount, rcounts, displs, a.rdt, root, a.c);
+            rc = inter ? fy_inter_gatherv(sbuf, scount, a.sdt, rbuf, rcount, rcounts, displs, a.rdt,
+                                          root, a.c)
+                       : fy_gatherv(sbuf, scount, a.sdt, rbuf, rcount, rcounts, displs, a.rdt, root,
+                                    a.c);
         } else if ((s = fy_api_sched_new(fn, a.c, &rc))) {
-            fy_gatherv_sched(s, sbuf, scount, a.sdt, rbuf, rcount, rcounts, displs, a.rdt, root);
+            if (inter)
+                fy_inter_gatherv_sched(s, sbuf, scount, a.sdt, rbuf, rcount, rcounts, displs, a.rdt,
+                                       root);
+            else
+                fy_gatherv_sched(s, sbuf, scount, a.sdt, rbuf, rcount, rcounts, displs, a.rdt,
+                                 root);
             rc = fy_api_sched_go(s, mode, request);
         }
         fy_unlock();
@@ -106,8 +146,8 @@ int fy_api_gatherv_int(const char *fn, const void *sendbuf, int sendcount, MPI_D
 {
     MPI_Aint *rc_w = NULL, *d_w = NULL;
     fy_comm_t *c = fy_comm_get(comm);
-    int n = c ? c->size : 0, rc = MPI_SUCCESS;
-    if (c && c->rank == root &&
+    int n = c ? c->peer_size : 0, rc = MPI_SUCCESS;
+    if (c && is_root(c, root) &&
         ((rc = widen(fn, recvcounts, n, &rc_w)) != MPI_SUCCESS ||
          (rc = widen(fn, displs, n, &d_w)) != MPI_SUCCESS)) {
         free(rc_w);
@@ -145,24 +185,38 @@ int fy_api_scatter(const char *fn, const void *sbuf, MPI_Count scount, const MPI
     coll_args_t a;
     fy_sched_t *s;
     int rc = check(fn, comm, NULL, stype, 0, rtype, 0, root, &a);
-    int at_root = rc == MPI_SUCCESS && a.c->rank == root;
+    bool inter = rc == MPI_SUCCESS && a.c->inter;
+    int at_root = rc == MPI_SUCCESS && is_root(a.c, root);
+    /* On an intercommunicator the root sends and the other group receives. */
+    bool receives = rc == MPI_SUCCESS && (inter ? root >= 0 : !(at_root && rbuf == MPI_IN_PLACE));
     if (rc == MPI_SUCCESS && at_root)
         rc = fy_api_dtype(fn, stype, &a.sdt);
     if (rc == MPI_SUCCESS && at_root)
-        rc = counts_ok(fn, scounts, a.c->size);
-    if (rc == MPI_SUCCESS && !(at_root && rbuf == MPI_IN_PLACE))
+        rc = counts_ok(fn, scounts, a.c->peer_size);
+    if (rc == MPI_SUCCESS && inter && receives && rbuf == MPI_IN_PLACE)
+        rc = fy_api_inter_in_place(fn, a.c, "recvbuf");
+    if (rc == MPI_SUCCESS && receives)
         rc = fy_api_dtype(fn, rtype, &a.rdt);
-    if (rc == MPI_SUCCESS && rbuf == MPI_IN_PLACE && !at_root)
+    if (rc == MPI_SUCCESS && !inter && rbuf == MPI_IN_PLACE && !at_root)
         rc = fy_err_set(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is only valid at the root", fn);
-    if (rc == MPI_SUCCESS && (scount < 0 || rcount < 0))
-        rc = fy_err_set(MPI_ERR_COUNT, "%s: invalid count %ld", fn,
-                        (long)(scount < 0 ? scount : rcount));
+    if (rc == MPI_SUCCESS && (!inter || at_root))
+        rc = count_ok(fn, scount);
+    if (rc == MPI_SUCCESS && (!inter || receives))
+        rc = count_ok(fn, rcount);
     if (rc == MPI_SUCCESS) {
         fy_lock();
         if (mode == FY_COLL_BLOCKING) {
-            rc = fy_scatterv(sbuf, scount, scounts, displs, a.sdt, rbuf, rcount, a.rdt, root, a.c);
+            rc = inter ? fy_inter_scatterv(sbuf, scount, scounts, displs, a.sdt, rbuf, rcount,
+                                           a.rdt, root, a.c)
+                       : fy_scatterv(sbuf, scount, scounts, displs, a.sdt, rbuf, rcount, a.rdt,
+                                     root, a.c);
         } else if ((s = fy_api_sched_new(fn, a.c, &rc))) {
-            fy_scatterv_sched(s, sbuf, scount, scounts, displs, a.sdt, rbuf, rcount, a.rdt, root);
+            if (inter)
+                fy_inter_scatterv_sched(s, sbuf, scount, scounts, displs, a.sdt, rbuf, rcount,
+                                        a.rdt, root);
+            else
+                fy_scatterv_sched(s, sbuf, scount, scounts, displs, a.sdt, rbuf, rcount, a.rdt,
+                                  root);
             rc = fy_api_sched_go(s, mode, request);
         }
         fy_unlock();
@@ -191,8 +245,8 @@ int fy_api_scatterv_int(const char *fn, const void *sendbuf, const int sendcount
 {
     MPI_Aint *sc_w = NULL, *d_w = NULL;
     fy_comm_t *c = fy_comm_get(comm);
-    int n = c ? c->size : 0, rc = MPI_SUCCESS;
-    if (c && c->rank == root &&
+    int n = c ? c->peer_size : 0, rc = MPI_SUCCESS;
+    if (c && is_root(c, root) &&
         ((rc = widen(fn, sendcounts, n, &sc_w)) != MPI_SUCCESS ||
          (rc = widen(fn, displs, n, &d_w)) != MPI_SUCCESS)) {
         free(sc_w);
@@ -229,19 +283,30 @@ int fy_api_allgather(const char *fn, const void *sbuf, MPI_Count scount, MPI_Dat
     coll_args_t a;
     fy_sched_t *s;
     int rc = check(fn, comm, sbuf, stype, 1, rtype, 1, MPI_UNDEFINED, &a);
+    bool inter = rc == MPI_SUCCESS && a.c->inter;
+    if (rc == MPI_SUCCESS && inter && sbuf == MPI_IN_PLACE)
+        rc = fy_api_inter_in_place(fn, a.c, "sendbuf");
     if (rc == MPI_SUCCESS)
-        rc = counts_ok(fn, rcounts, a.c->size);
+        rc = counts_ok(fn, rcounts, a.c->peer_size);
     if (rc == MPI_SUCCESS && (scount < 0 || rcount < 0))
         rc = fy_err_set(MPI_ERR_COUNT, "%s: invalid count %ld", fn,
                         (long)(scount < 0 ? scount : rcount));
-    if (rc == MPI_SUCCESS && mode == FY_COLL_BLOCKING && !rcounts && rcount == 0)
-        return MPI_SUCCESS; /* every block is empty: nothing to move */
+    /* Every block is empty: nothing to move (on an intercommunicator only this direction). */
+    if (rc == MPI_SUCCESS && mode == FY_COLL_BLOCKING && !rcounts && rcount == 0 && !inter)
+        return MPI_SUCCESS;
     if (rc == MPI_SUCCESS) {
         fy_lock();
         if (mode == FY_COLL_BLOCKING) {
-            rc = fy_allgatherv(sbuf, scount, a.sdt, rbuf, rcount, rcounts, displs, a.rdt, a.c);
+            rc = inter ? fy_inter_allgatherv(sbuf, scount, a.sdt, rbuf, rcount, rcounts, displs,
+                                             a.rdt, a.c)
+                       : fy_allgatherv(sbuf, scount, a.sdt, rbuf, rcount, rcounts, displs, a.rdt,
+                                       a.c);
         } else if ((s = fy_api_sched_new(fn, a.c, &rc))) {
-            fy_allgatherv_sched(s, sbuf, scount, a.sdt, rbuf, rcount, rcounts, displs, a.rdt);
+            if (inter)
+                fy_inter_allgatherv_sched(s, sbuf, scount, a.sdt, rbuf, rcount, rcounts, displs,
+                                          a.rdt);
+            else
+                fy_allgatherv_sched(s, sbuf, scount, a.sdt, rbuf, rcount, rcounts, displs, a.rdt);
             rc = fy_api_sched_go(s, mode, request);
         }
         fy_unlock();
@@ -270,7 +335,7 @@ int fy_api_allgatherv_int(const char *fn, const void *sendbuf, int sendcount, MP
 {
     MPI_Aint *rc_w = NULL, *d_w = NULL;
     fy_comm_t *c = fy_comm_get(comm);
-    int n = c ? c->size : 0, rc;
+    int n = c ? c->peer_size : 0, rc;
     if ((rc = widen(fn, recvcounts, n, &rc_w)) != MPI_SUCCESS ||
         (rc = widen(fn, displs, n, &d_w)) != MPI_SUCCESS) {
         free(rc_w);
@@ -308,23 +373,33 @@ int fy_api_alltoall(const char *fn, const void *sbuf, MPI_Count scount, const MP
     coll_args_t a;
     fy_sched_t *s;
     int rc = check(fn, comm, sbuf, stype, 1, rtype, 1, MPI_UNDEFINED, &a);
+    bool inter = rc == MPI_SUCCESS && a.c->inter;
+    if (rc == MPI_SUCCESS && inter && sbuf == MPI_IN_PLACE)
+        rc = fy_api_inter_in_place(fn, a.c, "sendbuf");
     if (rc == MPI_SUCCESS)
-        rc = counts_ok(fn, rcounts, a.c->size);
+        rc = counts_ok(fn, rcounts, a.c->peer_size);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
-        rc = counts_ok(fn, scounts, a.c->size);
+        rc = counts_ok(fn, scounts, a.c->peer_size);
     if (rc == MPI_SUCCESS && (scount < 0 || rcount < 0))
         rc = fy_err_set(MPI_ERR_COUNT, "%s: invalid count %ld", fn,
                         (long)(scount < 0 ? scount : rcount));
-    if (rc == MPI_SUCCESS && mode == FY_COLL_BLOCKING && !rcounts && rcount == 0)
-        return MPI_SUCCESS; /* every block is empty: nothing to move */
+    /* Every block is empty: nothing to move (on an intercommunicator only this direction). */
+    if (rc == MPI_SUCCESS && mode == FY_COLL_BLOCKING && !rcounts && rcount == 0 && !inter)
+        return MPI_SUCCESS;
     if (rc == MPI_SUCCESS) {
         fy_lock();
         if (mode == FY_COLL_BLOCKING) {
-            rc = fy_alltoallv(sbuf, scount, scounts, sdispls, a.sdt, rbuf, rcount, rcounts, rdispls,
-                              a.rdt, a.c);
+            rc = inter ? fy_inter_alltoallv(sbuf, scount, scounts, sdispls, a.sdt, rbuf, rcount,
+                                            rcounts, rdispls, a.rdt, a.c)
+                       : fy_alltoallv(sbuf, scount, scounts, sdispls, a.sdt, rbuf, rcount, rcounts,
+                                      rdispls, a.rdt, a.c);
         } else if ((s = fy_api_sched_new(fn, a.c, &rc))) {
-            fy_alltoallv_sched(s, sbuf, scount, scounts, sdispls, a.sdt, rbuf, rcount, rcounts,
-                               rdispls, a.rdt);
+            if (inter)
+                fy_inter_alltoallv_sched(s, sbuf, scount, scounts, sdispls, a.sdt, rbuf, rcount,
+                                         rcounts, rdispls, a.rdt);
+            else
+                fy_alltoallv_sched(s, sbuf, scount, scounts, sdispls, a.sdt, rbuf, rcount, rcounts,
+                                   rdispls, a.rdt);
             rc = fy_api_sched_go(s, mode, request);
         }
         fy_unlock();
@@ -355,7 +430,7 @@ int fy_api_alltoallv_int(const char *fn, const void *sendbuf, const int sendcoun
     const int *in[4] = {sendbuf == MPI_IN_PLACE ? NULL : sendcounts,
                         sendbuf == MPI_IN_PLACE ? NULL : sdispls, recvcounts, rdispls};
     fy_comm_t *c = fy_comm_get(comm);
-    int n = c ? c->size : 0, rc = MPI_SUCCESS;
+    int n = c ? c->peer_size : 0, rc = MPI_SUCCESS;
     for (int i = 0; i < 4 && rc == MPI_SUCCESS; i++)
         rc = widen(fn, in[i], n, &w[i]);
     if (rc == MPI_SUCCESS)
@@ -407,9 +482,11 @@ int fy_api_alltoallw(const char *fn, const void *sbuf, const MPI_Aint scounts[],
     const fy_dtype_t **dts = NULL;
     bool in_place = sbuf == MPI_IN_PLACE;
     int rc = fy_api_comm(fn, comm, &c), n = 0;
+    if (rc == MPI_SUCCESS && c->inter && in_place)
+        rc = fy_api_inter_in_place(fn, c, "sendbuf");
     if (rc == MPI_SUCCESS) {
-        n = c->size;
-        if (!(dts = calloc(2 * (size_t)n, sizeof *dts)))
+        n = c->peer_size; /* blocks are per remote rank on an intercommunicator */
+        if (!(dts = calloc(2 * (size_t)n + 1, sizeof *dts)))
             rc = fy_err_set(MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
     if (rc == MPI_SUCCESS)
@@ -425,7 +502,11 @@ int fy_api_alltoallw(const char *fn, const void *sbuf, const MPI_Aint scounts[],
         fy_lock();
         fy_sched_t *s = fy_api_sched_new(fn, c, &rc);
         if (s) {
-            fy_alltoallw_sched(s, sbuf, scounts, sdispls, dts, rbuf, rcounts, rdispls, dts + n);
+            if (c->inter)
+                fy_inter_alltoallw_sched(s, sbuf, scounts, sdispls, dts, rbuf, rcounts, rdispls,
+                                         dts + n);
+            else
+                fy_alltoallw_sched(s, sbuf, scounts, sdispls, dts, rbuf, rcounts, rdispls, dts + n);
             rc = mode == FY_COLL_BLOCKING ? fy_sched_run(s) : fy_api_sched_go(s, mode, request);
         }
         fy_unlock();
@@ -444,7 +525,7 @@ int fy_api_alltoallw_int(const char *fn, const void *sendbuf, const int sendcoun
     const int *in[4] = {sendbuf == MPI_IN_PLACE ? NULL : sendcounts,
                         sendbuf == MPI_IN_PLACE ? NULL : sdispls, recvcounts, rdispls};
     fy_comm_t *c = fy_comm_get(comm);
-    int n = c ? c->size : 0, rc = MPI_SUCCESS;
+    int n = c ? c->peer_size : 0, rc = MPI_SUCCESS;
     for (int i = 0; i < 4 && rc == MPI_SUCCESS; i++)
         rc = widen(fn, in[i], n, &w[i]);
     if (rc == MPI_SUCCESS)
@@ -481,6 +562,10 @@ int fy_api_reduce_scatter(const char *fn, const void *sbuf, void *rbuf, MPI_Coun
     coll_args_t a;
     fy_sched_t *s;
     int rc = check(fn, comm, NULL, dtype, 0, dtype, 1, MPI_UNDEFINED, &a);
+    bool inter = rc == MPI_SUCCESS && a.c->inter;
+    if (rc == MPI_SUCCESS && inter && sbuf == MPI_IN_PLACE)
+        rc = fy_api_inter_in_place(fn, a.c, "sendbuf");
+    /* The counts are the local group's, on an intercommunicator too. */
     if (rc == MPI_SUCCESS)
         rc = counts_ok(fn, rcounts, a.c->size);
     if (rc == MPI_SUCCESS && rcount < 0)
@@ -492,10 +577,14 @@ int fy_api_reduce_scatter(const char *fn, const void *sbuf, void *rbuf, MPI_Coun
     if (rc == MPI_SUCCESS) {
         fy_lock();
         if (mode == FY_COLL_BLOCKING) {
-            rc = fy_reduce_scatter(sbuf, rbuf, rcount, rcounts, a.rdt, op, a.c);
+            rc = inter ? fy_inter_reduce_scatter(sbuf, rbuf, rcount, rcounts, a.rdt, op, a.c)
+                       : fy_reduce_scatter(sbuf, rbuf, rcount, rcounts, a.rdt, op, a.c);
             fy_coll_scratch_done();
         } else if ((s = fy_api_sched_new(fn, a.c, &rc))) {
-            fy_reduce_scatter_sched(s, sbuf, rbuf, rcount, rcounts, a.rdt, op);
+            if (inter)
+                fy_inter_reduce_scatter_sched(s, sbuf, rbuf, rcount, rcounts, a.rdt, op);
+            else
+                fy_reduce_scatter_sched(s, sbuf, rbuf, rcount, rcounts, a.rdt, op);
             rc = fy_api_sched_go(s, mode, request);
         }
         fy_unlock();

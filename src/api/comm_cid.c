@@ -142,7 +142,15 @@ int fy_api_agree_cid(fy_comm_t *parent, uint64_t *agreed)
  * the token word. When some member did not lend its mask the agreement failed on every member
  * alike, and the call rewinds the schedule to round 0: the same messages under the same tag,
  * which match in order. Otherwise it creates the communicator (before the lock is next let
- * go, as above), gives it its hints and attributes, and only then sets *newcomm. */
+ * go, as above), gives it its hints and attributes, and only then sets *newcomm.
+ *
+ * On an intercommunicator the agreement covers both groups, as for MPI_Comm_dup of one
+ * (intercomm.c): an allreduce(BAND) within each group over its hidden intracommunicator, the
+ * leaders swap their groups' words and AND them, each leader broadcasts the result in its group
+ * (fy_sched_local). The token word is ANDed like the rest, so both groups see the same failure
+ * and rewind together. The one mask yields both ids: the new intercommunicator takes its lowest
+ * free id, the new hidden intracommunicator of each group the next (free on every member of both
+ * groups, and the two groups' hidden ones never share a process). */
 typedef struct {
     fy_comm_t *parent;
     int64_t key;
@@ -150,6 +158,7 @@ typedef struct {
     fy_info_t *info; /* the new communicator's hints (owned until given) */
     bool ended;      /* fy_api_cid_end done */
     uint64_t mine[FY_CID_MASK_WORDS + 1], all[FY_CID_MASK_WORDS + 1];
+    uint64_t theirs[FY_CID_MASK_WORDS + 1]; /* intercommunicator: the other group's words */
 } idup_t;
 
 static void idup_free(void *p)
@@ -180,6 +189,11 @@ static int idup_finish(fy_sched_t *s, void *arg)
     fy_comm_t *n = NULL;
     if (rc == MPI_SUCCESS)
         rc = fy_comm_dup(a->parent, a->all, &n);
+    if (rc == MPI_SUCCESS && a->parent->inter) { /* the hidden local group: the next free id */
+        a->all[n->cid / 64] &= ~(1ull << (n->cid % 64));
+        if ((rc = fy_comm_dup(a->parent->local, a->all, &n->local)) != MPI_SUCCESS)
+            fy_comm_release(n);
+    }
     fy_api_cid_end(a->key);
     a->ended = true;
     if (rc == MPI_SUCCESS) {
@@ -220,9 +234,23 @@ static int idup(const char *fn, MPI_Comm comm, bool with_info, MPI_Info info, MP
         fy_api_cid_begin(a->key);
     }
     if (a && fy_sched_own(s, a, idup_free)) { /* else a is gone and s reports the failure */
+        const fy_dtype_t *u64 = fy_dtype_get(MPI_UINT64_T);
         fy_sched_call(s, idup_contribute, a);
-        fy_allreduce_sched(s, a->mine, a->all, FY_CID_MASK_WORDS + 1, fy_dtype_get(MPI_UINT64_T),
-                           MPI_BAND);
+        fy_sched_local(s, true); /* an intercommunicator's group first agrees within itself */
+        fy_allreduce_sched(s, a->mine, a->all, FY_CID_MASK_WORDS + 1, u64, MPI_BAND);
+        fy_sched_local(s, false);
+        if (c->inter) {
+            fy_sched_round(s);
+            if (c->rank == 0) {
+                fy_sched_recv(s, a->theirs, FY_CID_MASK_WORDS + 1, u64, 0);
+                fy_sched_send(s, a->all, FY_CID_MASK_WORDS + 1, u64, 0);
+                fy_sched_round(s);
+                fy_sched_reduce(s, MPI_BAND, u64, a->theirs, a->all, FY_CID_MASK_WORDS + 1);
+            }
+            fy_sched_local(s, true);
+            fy_bcast_sched(s, a->all, FY_CID_MASK_WORDS + 1, u64, 0);
+            fy_sched_local(s, false);
+        }
         fy_sched_round(s);
         fy_sched_call(s, idup_finish, a);
     }
