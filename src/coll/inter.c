@@ -32,7 +32,8 @@
  * failed phase the later ones still run, so that the other members are not left waiting; the
  * first error is returned. Temporary vectors are malloc'd per call: intercommunicator
  * collectives are not a latency path, and the shared scratch of fy_coll_scratch is in use by
- * the local phases. */
+ * the local phases (whose per-call scratch under MPI_THREAD_MULTIPLE the blocking forms release
+ * when they end, fy_coll_scratch_done; the API does it after the reductions). */
 #include <stdlib.h>
 
 #include "fy_err.h"
@@ -112,7 +113,9 @@ int fy_inter_barrier(fy_comm_t *c)
     int rc = fy_barrier(c->local);
     if (c->rank == 0)
         rc = first(rc, fy_coll_sendrecv(NULL, 0, byte, 0, NULL, 0, byte, 0, FY_TAG_BARRIER, c));
-    return first(rc, fy_bcast(&token, 1, byte, 0, c->local));
+    rc = first(rc, fy_bcast(&token, 1, byte, 0, c->local));
+    fy_coll_scratch_done(); /* the local phases may have used per-call scratch */
+    return rc;
 }
 
 int fy_inter_bcast(void *buf, MPI_Aint count, const fy_dtype_t *dt, int root, fy_comm_t *c)
@@ -124,7 +127,9 @@ int fy_inter_bcast(void *buf, MPI_Aint count, const fy_dtype_t *dt, int root, fy
     int rc = MPI_SUCCESS;
     if (c->rank == 0)
         rc = fy_coll_recv(buf, count, dt, root, FY_TAG_BCAST, c);
-    return first(rc, fy_bcast(buf, count, dt, 0, c->local));
+    rc = first(rc, fy_bcast(buf, count, dt, 0, c->local));
+    fy_coll_scratch_done();
+    return rc;
 }
 
 int fy_inter_reduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt, MPI_Op op,
@@ -264,6 +269,7 @@ int fy_inter_allgatherv(const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt
     free(off);
     free(reqs);
     free(packed);
+    fy_coll_scratch_done();
     return rc;
 }
 

@@ -15,7 +15,7 @@
  * groups, completed in reverse, with a blocking one in between; MPI_Comm_idup of the
  * intercommunicator among nonblocking collectives; and the errors: MPI_IN_PLACE
  * (MPI_ERR_BUFFER), Scan and Exscan (MPI_ERR_COMM), a bad root (MPI_ERR_ROOT), each in the three
- * forms. */
+ * forms. FY_TEST_THREAD_LEVEL=multiple runs it all under MPI_THREAD_MULTIPLE. */
 #include "mpitest.h"
 
 enum { MB, MNB, MP, NMODES };
@@ -923,7 +923,13 @@ static void make(int g, const char *name, int remote_leader_world, MPI_Comm *loc
 
 int main(int argc, char **argv)
 {
-    mt_init(&argc, &argv);
+    /* FY_TEST_THREAD_LEVEL=multiple: the same under MPI_THREAD_MULTIPLE (the library lock, and
+     * per-call scratch in the collectives). */
+    const char *level = getenv("FY_TEST_THREAD_LEVEL");
+    int want = level && strcmp(level, "multiple") == 0 ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE;
+    int provided;
+    MPI_Init_thread(&argc, &argv, want, &provided);
+    mt_setup();
     if (mt_size < 2) {
         printf("No Errors\n"); /* needs two groups */
         MPI_Finalize();
