@@ -29,17 +29,18 @@
 
 typedef struct fy_sel {
     fy_comm_t *comm;
-    int p;        /* communicator size */
-    bool pof2;    /* p is a power of two */
-    bool commute; /* the operator is commutative (true when there is none) */
-    bool vector;  /* a v-form: counts per rank (or per block) */
-    bool sched;   /* choosing for a schedule (nonblocking or persistent) */
-    size_t bytes; /* the size measure, per collective:
-                   *   Bcast, Reduce, Allreduce: the message (count * type size)
-                   *   Allgather(v): one rank's block (v: the average over ranks)
-                   *   Alltoall: one block (v: 0, unknown everywhere)
-                   *   Reduce_scatter: the whole vector; Gather, Scatter: one block (v: 0) */
-    size_t total; /* the data one rank ends with (Allgather: p blocks), else = bytes */
+    int p;                /* communicator size */
+    bool pof2;            /* p is a power of two */
+    bool commute;         /* the operator is commutative (true when there is none) */
+    bool vector;          /* a v-form: counts per rank (or per block) */
+    bool sched;           /* choosing for a schedule (nonblocking or persistent) */
+    size_t bytes;         /* the size measure, per collective:
+                           *   Bcast, Reduce, Allreduce: the message (count * type size)
+                           *   Allgather(v): one rank's block (v: the average over ranks)
+                           *   Alltoall: one block (v: 0, unknown everywhere)
+                           *   Reduce_scatter: the whole vector; Gather, Scatter: one block (v: 0) */
+    size_t total;         /* the data one rank ends with (Allgather: p blocks), else = bytes */
+    const fy_dtype_t *dt; /* Reduce, Allreduce: the datatype (the same on every member) */
 } fy_sel_t;
 
 typedef bool fy_sel_pred_t(const fy_sel_t *s);

@@ -40,11 +40,9 @@
  * pool exists, c is an intracommunicator of at least 2 ranks all on this machine, and it has
  * not already failed to get a slot)? */
 bool fy_shmcoll_usable(const fy_comm_t *c);
-/* Reductions work on contiguous types only (the areas hold the type's own layout). */
-static inline bool fy_shmcoll_reducible(const fy_dtype_t *dt)
-{
-    return dt->contig && dt->size > 0;
-}
+/* Reductions work on contiguous types whose element fits an area (the areas hold the type's
+ * own layout); the same on every member, since all pass the same type. */
+bool fy_shmcoll_reducible(const fy_dtype_t *dt);
 
 int fy_shm_barrier(fy_comm_t *c);
 int fy_shm_bcast(void *buf, MPI_Aint count, const fy_dtype_t *dt, int root, fy_comm_t *c);
@@ -56,5 +54,15 @@ int fy_shm_reduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t
                   int root, bool slice, fy_comm_t *c);
 int fy_shm_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt, MPI_Op op,
                      bool slice, fy_comm_t *c);
+
+/* The rows of the selection tables (fy_select.h): the predicates, and the functions, which
+ * call the collective's dispatcher again when the communicator turns out to have no slot (the
+ * predicate then fails, so the table goes on to the message algorithms). */
+#include "fy_select.h"
+fy_sel_pred_t fy_shm_sel_ok, fy_shm_sel_reduce_ok;
+fy_barrier_fn_t fy_barrier_shm;
+fy_bcast_fn_t fy_bcast_shm;
+fy_reduce_fn_t fy_reduce_shm, fy_reduce_shm_slice;
+fy_allreduce_fn_t fy_allreduce_shm, fy_allreduce_shm_slice;
 
 #endif

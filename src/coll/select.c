@@ -10,6 +10,7 @@
 #include "fy_err.h"
 #include "fy_op.h"
 #include "fy_select.h"
+#include "fy_shmcoll.h"
 
 /* ---- Predicates ---------------------------------------------------------------------- */
 
@@ -49,22 +50,48 @@ static bool allreduce_long(const fy_sel_t *s)
     return s->p > 2 && s->bytes >= 64 * 1024;
 }
 
+/* Shared memory (fy_shmcoll.h), from imb runs at 4 and 8 ranks on the 2 cores: every
+ * member reducing all vectors (one phase) wins up to 2 KiB; from 16 KiB the slices (two
+ * phases, a p-th of the reduction each) beat both it and the message algorithms. A rooted
+ * reduction runs ahead at the leaves, so the flat form wins longer (to 256 KiB at 4 ranks,
+ * everywhere at 8 ranks on 2 cores, where the second phase is a second round of switches). */
+static bool shm_short(const fy_sel_t *s)
+{
+    return s->bytes <= 2048;
+}
+
+static bool shm_long(const fy_sel_t *s)
+{
+    return s->bytes >= 16 * 1024;
+}
+
+static bool shm_reduce_slices(const fy_sel_t *s)
+{
+    return s->p <= 4 && s->bytes >= 256 * 1024;
+}
+
 /* ---- Tables -------------------------------------------------------------------------- */
 
 static const fy_algo_t barrier_rows[] = {
+    {"shm", fy_shm_sel_ok, NULL, {.barrier = fy_barrier_shm}, {NULL}},
     FY_ALGO(barrier, "dissemination", NULL, NULL, fy_barrier_dissemination),
 };
 
 static const fy_algo_t bcast_rows[] = {
+    {"shm", fy_shm_sel_ok, NULL, {.bcast = fy_bcast_shm}, {NULL}},
     FY_ALGO(bcast, "scatter_allgather", NULL, bcast_long, fy_bcast_scatter_allgather),
     FY_ALGO(bcast, "binomial", NULL, NULL, fy_bcast_binomial),
 };
 
 static const fy_algo_t reduce_rows[] = {
+    {"shm_slice", fy_shm_sel_reduce_ok, shm_reduce_slices, {.reduce = fy_reduce_shm_slice}, {NULL}},
+    {"shm", fy_shm_sel_reduce_ok, NULL, {.reduce = fy_reduce_shm}, {NULL}},
     FY_ALGO(reduce, "binomial", NULL, NULL, fy_reduce_binomial),
 };
 
 static const fy_algo_t allreduce_rows[] = {
+    {"shm", fy_shm_sel_reduce_ok, shm_short, {.allreduce = fy_allreduce_shm}, {NULL}},
+    {"shm_slice", fy_shm_sel_reduce_ok, shm_long, {.allreduce = fy_allreduce_shm_slice}, {NULL}},
     FY_ALGO(allreduce, "rabenseifner", NULL, allreduce_long, fy_allreduce_rabenseifner),
     FY_ALGO(allreduce, "ring", commutative, allreduce_long, fy_allreduce_ring),
     FY_ALGO(allreduce, "recursive_doubling", NULL, NULL, fy_allreduce_recursive_doubling),
@@ -220,6 +247,7 @@ int fy_reduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt
 {
     fy_sel_t s = sel(c, false, nbytes(dt, count));
     s.commute = fy_op_commutes(op);
+    s.dt = dt;
     return fy_select(FY_COLL_REDUCE, &s)->fn.reduce(sbuf, rbuf, count, dt, op, root, c);
 }
 
@@ -228,6 +256,7 @@ void fy_reduce_sched(fy_sched_t *sc, const void *sbuf, void *rbuf, MPI_Aint coun
 {
     fy_sel_t s = sel(fy_sched_comm(sc), true, nbytes(dt, count));
     s.commute = fy_op_commutes(op);
+    s.dt = dt;
     fy_select(FY_COLL_REDUCE, &s)->sched.reduce(sc, sbuf, rbuf, count, dt, op, root);
 }
 
@@ -236,6 +265,7 @@ int fy_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t 
 {
     fy_sel_t s = sel(c, false, nbytes(dt, count));
     s.commute = fy_op_commutes(op);
+    s.dt = dt;
     return fy_select(FY_COLL_ALLREDUCE, &s)->fn.allreduce(sbuf, rbuf, count, dt, op, c);
 }
 
@@ -244,6 +274,7 @@ void fy_allreduce_sched(fy_sched_t *sc, const void *sbuf, void *rbuf, MPI_Aint c
 {
     fy_sel_t s = sel(fy_sched_comm(sc), true, nbytes(dt, count));
     s.commute = fy_op_commutes(op);
+    s.dt = dt;
     fy_select(FY_COLL_ALLREDUCE, &s)->sched.allreduce(sc, sbuf, rbuf, count, dt, op);
 }
 

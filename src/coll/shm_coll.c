@@ -120,9 +120,7 @@ static int reduce_common(const void *sbuf, void *rbuf, MPI_Aint count, const fy_
     fy_shmc_t *st = fy_shmc_get(c, &rc);
     if (!st)
         return rc != MPI_SUCCESS ? rc : FY_SHM_DECLINED;
-    size_t sz = (size_t)dt->size, per = st->area / sz;
-    if (per == 0)
-        return FY_SHM_DECLINED; /* an element larger than an area (the same on every member) */
+    size_t sz = (size_t)dt->size, per = st->area / sz; /* >= 1: fy_shmcoll_reducible */
     if (sbuf == MPI_IN_PLACE)
         sbuf = rbuf;
     /* Contiguous: the elements are the bytes from the buffer's lower bound on. */
@@ -148,4 +146,57 @@ int fy_shm_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtyp
                      bool slice, fy_comm_t *c)
 {
     return reduce_common(sbuf, rbuf, count, dt, op, -1, slice, c);
+}
+
+/* ---- Rows of the selection tables: on a decline (no slot, the same on every member) the
+ * dispatcher chooses again, and the shared-memory rows no longer qualify. */
+
+int fy_barrier_shm(fy_comm_t *c)
+{
+    int rc = fy_shm_barrier(c);
+    return rc == FY_SHM_DECLINED ? fy_barrier(c) : rc;
+}
+
+int fy_bcast_shm(void *buf, MPI_Aint count, const fy_dtype_t *dt, int root, fy_comm_t *c)
+{
+    int rc = fy_shm_bcast(buf, count, dt, root, c);
+    return rc == FY_SHM_DECLINED ? fy_bcast(buf, count, dt, root, c) : rc;
+}
+
+static int reduce_row(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt, MPI_Op op,
+                      int root, bool slice, fy_comm_t *c)
+{
+    int rc = fy_shm_reduce(sbuf, rbuf, count, dt, op, root, slice, c);
+    return rc == FY_SHM_DECLINED ? fy_reduce(sbuf, rbuf, count, dt, op, root, c) : rc;
+}
+
+int fy_reduce_shm(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt, MPI_Op op,
+                  int root, fy_comm_t *c)
+{
+    return reduce_row(sbuf, rbuf, count, dt, op, root, false, c);
+}
+
+int fy_reduce_shm_slice(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt,
+                        MPI_Op op, int root, fy_comm_t *c)
+{
+    return reduce_row(sbuf, rbuf, count, dt, op, root, true, c);
+}
+
+static int allreduce_row(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt,
+                         MPI_Op op, bool slice, fy_comm_t *c)
+{
+    int rc = fy_shm_allreduce(sbuf, rbuf, count, dt, op, slice, c);
+    return rc == FY_SHM_DECLINED ? fy_allreduce(sbuf, rbuf, count, dt, op, c) : rc;
+}
+
+int fy_allreduce_shm(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt, MPI_Op op,
+                     fy_comm_t *c)
+{
+    return allreduce_row(sbuf, rbuf, count, dt, op, false, c);
+}
+
+int fy_allreduce_shm_slice(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt,
+                           MPI_Op op, fy_comm_t *c)
+{
+    return allreduce_row(sbuf, rbuf, count, dt, op, true, c);
 }

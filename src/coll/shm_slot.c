@@ -27,6 +27,21 @@ bool fy_shmcoll_usable(const fy_comm_t *c)
     return !st || st->slot >= 0;
 }
 
+bool fy_shmcoll_reducible(const fy_dtype_t *dt)
+{
+    return dt->contig && dt->size > 0 && (size_t)dt->size <= fy_shm.coll_area;
+}
+
+bool fy_shm_sel_ok(const fy_sel_t *s)
+{
+    return fy_shmcoll_usable(s->comm);
+}
+
+bool fy_shm_sel_reduce_ok(const fy_sel_t *s)
+{
+    return fy_shmcoll_usable(s->comm) && s->dt && fy_shmcoll_reducible(s->dt);
+}
+
 /* Rank 0's half of getting a slot: the lowest free one, reset for c's members. */
 static int claim(int members)
 {
