@@ -9,6 +9,7 @@
 
 #include "fy_err.h"
 #include "fy_op.h"
+#include "fy_runtime.h"
 #include "fy_select.h"
 #include "fy_shmcoll.h"
 
@@ -189,15 +190,42 @@ static bool usable(const fy_algo_t *a, const fy_sel_t *s)
     return !a->can || a->can(s);
 }
 
+/* FERRY_COLL_TRACE=1: each process says on stderr which algorithm a collective took, the first
+ * time each (collective, algorithm, blocking or not) occurs; =2: on every call. For users
+ * tuning a program, and for tests that must know an algorithm really ran. A shared-memory row
+ * that finds no slot on its first call is followed by the row that ran instead. */
+static int trace = -1;
+static unsigned char traced[FY_COLL_NTABLES][16][2];
+
+static const fy_algo_t *chosen(int coll, const fy_sel_t *s, int row)
+{
+    const table_t *t = &tables[coll];
+    if (trace < 0)
+        trace = getenv("FERRY_COLL_TRACE") ? atoi(getenv("FERRY_COLL_TRACE")) : 0;
+    if (trace > 0 && row < 16 && (trace > 1 || !traced[coll][row][s->sched])) {
+        traced[coll][row][s->sched] = 1;
+        char what[32];
+        size_t i = 0;
+        for (; t->env[i] && i + 1 < sizeof what; i++)
+            what[i] = (char)(t->env[i] | 0x20); /* ALLREDUCE -> allreduce ('_' stays) */
+        what[i] = '\0';
+        fprintf(stderr, "ferry: rank %d: %s%s on %s (%d ranks, %zu bytes): %s\n", fy_rt.rank,
+                s->sched ? "nonblocking " : "", what,
+                s->comm->name[0] ? s->comm->name : "an unnamed communicator", s->p, s->bytes,
+                t->rows[row].name);
+    }
+    return &t->rows[row];
+}
+
 const fy_algo_t *fy_select(int coll, const fy_sel_t *s)
 {
     const table_t *t = &tables[coll];
     if (forced[coll] >= 0 && usable(&t->rows[forced[coll]], s))
-        return &t->rows[forced[coll]];
+        return chosen(coll, s, forced[coll]);
     for (int i = 0; i < t->n; i++)
         if (usable(&t->rows[i], s) && (!t->rows[i].when || t->rows[i].when(s)))
-            return &t->rows[i];
-    return &t->rows[t->n - 1];
+            return chosen(coll, s, i);
+    return chosen(coll, s, t->n - 1);
 }
 
 /* ---- Dispatchers (fy_coll.h) --------------------------------------------------------- */
