@@ -62,13 +62,13 @@ static int swap(fy_comm_t *c, uint32_t ctx, int peer, int tag, const void *sbuf,
  * member holds the other group's message in *theirs and its world ranks in *remote_p
  * (malloc'd), and the combined mask in agreed. */
 static int exchange_once(fy_comm_t *local, int leader, fy_comm_t *via, uint32_t ctx, int peer,
-                         int tag, int high, leader_msg_t *theirs, int **remote_p)
+                         int tag, int high, int64_t key, leader_msg_t *theirs, int **remote_p)
 {
     const fy_dtype_t *u64 = fy_dtype_get(MPI_UINT64_T), *ti = fy_dtype_get(MPI_INT);
     leader_msg_t mine = {{local->size, high, 0}, {0}};
     uint64_t contribution[FY_CID_MASK_WORDS + 1];
     int *my_ranks = NULL, *remote = NULL;
-    fy_api_cid_contribution((int64_t)local->cid << 32, contribution);
+    fy_api_cid_contribution(key, contribution);
     int rc = fy_allreduce(contribution, mine.mask, FY_CID_MASK_WORDS + 1, u64, MPI_BAND, local);
     fy_coll_scratch_done();
     if (rc != MPI_SUCCESS)
@@ -114,23 +114,26 @@ static int exchange_once(fy_comm_t *local, int leader, fy_comm_t *via, uint32_t 
     return MPI_SUCCESS;
 }
 
-/* Rounds of the exchange until every member of both groups lent its mask (comm_cid.c). */
+/* Rounds of the exchange until every member of both groups lent its mask (comm_cid.c). `key`
+ * names the creation in the token scheme: it must be the same on every member of both groups
+ * (the local communicator's id for MPI_Intercomm_create, where the groups are disjoint; the
+ * intercommunicator's own id, agreed by both groups, for its duplicates and merges). */
 static int exchange(fy_comm_t *local, int leader, fy_comm_t *via, uint32_t ctx, int peer, int tag,
-                    int high, leader_msg_t *theirs, int **remote_p, uint64_t *agreed)
+                    int high, int64_t key, leader_msg_t *theirs, int **remote_p, uint64_t *agreed)
 {
     int rc;
-    fy_api_cid_begin((int64_t)local->cid << 32);
+    fy_api_cid_begin(key);
     for (;;) {
         *remote_p = NULL;
-        rc = exchange_once(local, leader, via, ctx, peer, tag, high, theirs, remote_p);
+        rc = exchange_once(local, leader, via, ctx, peer, tag, high, key, theirs, remote_p);
         if (rc != MPI_SUCCESS || theirs->mask[FY_CID_MASK_WORDS])
             break;
         free(*remote_p);
-        fy_api_cid_round_failed((int64_t)local->cid << 32);
+        fy_api_cid_round_failed(key);
     }
     if (rc == MPI_SUCCESS)
         memcpy(agreed, theirs->mask, sizeof(uint64_t) * FY_CID_MASK_WORDS);
-    fy_api_cid_end((int64_t)local->cid << 32);
+    fy_api_cid_end(key);
     return rc;
 }
 
@@ -205,8 +208,8 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     int *remote = NULL;
     uint64_t agreed[FY_CID_MASK_WORDS];
     fy_comm_t *ic = NULL;
-    rc = exchange(lc, local_leader, pc, pc ? FY_CTX_P2P(pc) : 0, remote_leader, tag, 0, &theirs,
-                  &remote, agreed);
+    rc = exchange(lc, local_leader, pc, pc ? FY_CTX_P2P(pc) : 0, remote_leader, tag, 0,
+                  (int64_t)lc->cid << 32, &theirs, &remote, agreed);
     if (rc == MPI_SUCCESS)
         rc = make_inter(lc, &theirs, remote, agreed, &ic);
     fy_unlock();
@@ -221,7 +224,8 @@ static int inter_agree(fy_comm_t *c, int high, leader_msg_t *theirs, int **remot
                        uint64_t *agreed)
 {
     /* Leaders are local rank 0 of each group; they talk on c's collective context. */
-    return exchange(c->local, 0, c, FY_CTX_COLL(c), 0, TAG_LEADERS, high, theirs, remote_p, agreed);
+    return exchange(c->local, 0, c, FY_CTX_COLL(c), 0, TAG_LEADERS, high, (int64_t)c->cid << 32,
+                    theirs, remote_p, agreed);
 }
 
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
@@ -356,8 +360,8 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
         int *remote = NULL;
         uint64_t agreed[FY_CID_MASK_WORDS];
         fy_lock();
-        rc = exchange(local, local_leader, world, FY_CTX_COLL(world), leader_world, tag, 0, &theirs,
-                      &remote, agreed);
+        rc = exchange(local, local_leader, world, FY_CTX_COLL(world), leader_world, tag, 0,
+                      (int64_t)local->cid << 32, &theirs, &remote, agreed);
         if (rc == MPI_SUCCESS && theirs.hdr[HDR_SIZE] != remote_size) {
             free(remote);
             rc = fy_err_set(MPI_ERR_GROUP,

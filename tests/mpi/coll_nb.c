@@ -184,7 +184,9 @@ static void with_p2p(MPI_Comm c)
 static void misc(void)
 {
     MPI_Request r;
-    int x = mt_rank, y = -1, sum[4] = {0}, one[4] = {1, 1, 1, 1};
+    /* Static: a freed request may still write into them after this function has returned. */
+    static int sum[4], one[4] = {1, 1, 1, 1};
+    int x = mt_rank, y = -1;
     /* Zero counts, NULL buffers. */
     MPI_OK(MPI_Ibcast(NULL, 0, MPI_INT, 0, MPI_COMM_WORLD, &r));
     MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
