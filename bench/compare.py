@@ -36,6 +36,11 @@ MAX_DRIFT = 2.5
 # Time benchmarks whose value is the one-way time of one message of `size` bytes:
 # above 1 KiB their size / time is a bandwidth, shown as a % of memcpy.
 ONE_WAY = ("latency", "pingpong")
+# Small collectives whose time, when ranks outnumber cores, is bounded below by the barrier of
+# yielding processes of bench/limits.c (phys.yieldbarrier) rather than by the cache line:
+# bench -> (smallest, largest) size in bytes to which that floor applies (an allreduce of 0 bytes
+# does no communication at all).
+YIELD_FLOOR = {"imb.barrier": (0, 0), "imb.allreduce": (1, 64)}
 # (bench, ranks, size) of the headline table, when measured.
 HEADLINE = [("latency", 2, "8"), ("imb.pingpong", 2, "8"), ("imb.pingpong", 2, "1048576"),
             ("bandwidth", 2, "65536"), ("bandwidth", 2, "1048576"), ("imb.uniband", 2, "1048576"),
@@ -155,6 +160,17 @@ def build_json(rows, meta):
             limits["cacheline_ns"] = g["median"]
             limits["cacheline_best_ns"] = num(g["extra"][0].get("best")) if g["extra"] else None
             limits["cacheline_pinned"] = g["extra"][0].get("pinned") if g["extra"] else None
+        if g["bench"] in ("phys.yieldbarrier", "phys.yieldbarrier_flags") and "median" in g:
+            # {"ranks": value}: a barrier of that many yielding processes (µs).
+            key = g["bench"][len("phys."):]
+            x = g["extra"][0] if g["extra"] else {}
+            p = str(g["ranks"])
+            limits.setdefault(f"{key}_us", {})[p] = g["median"]
+            limits.setdefault(f"{key}_best_us", {})[p] = num(x.get("best"))
+            limits.setdefault(f"{key}_switches", {})[p] = num(x.get("switches"))
+            limits.setdefault(f"{key}_cpus_used", {})[p] = num(x.get("cpus_used"))
+            if num(x.get("cpus")):
+                limits["yieldbarrier_cpus"] = int(num(x["cpus"]))
     return dict(meta=meta, limits=limits, failures=failures,
                 results=[g for g in results if not g["bench"].startswith("phys.")], rows=rows)
 
@@ -247,11 +263,33 @@ class Report:
             return "run failed"
         return "–"
 
+    def cores(self):
+        """The machine's core count: run.sh's meta, else what limits.c saw, else None."""
+        n = int(num(self.meta.get("cpus")) or 0) or self.limits.get("yieldbarrier_cpus")
+        return n or None
+
+    def yield_floor(self, bench, ranks, size):
+        """phys.yieldbarrier at `ranks` processes (µs) when it bounds this measurement: a
+        barrier or a small allreduce, ranks outnumbering the cores (or the core count
+        unknown and the floor measured at that count); else None."""
+        lo, hi = YIELD_FLOOR.get(bench, (None, None))
+        v = num(size)
+        if lo is None or v is None or not lo <= v <= hi:
+            return None
+        n = self.cores()
+        if n is not None and ranks <= n:
+            return None
+        floor = (self.limits.get("yieldbarrier_us") or {}).get(str(ranks))
+        return floor if floor and floor > 0 else None
+
     def limit_text(self, impl, bench, ranks, np, size, unit):
         med = self.median(impl, bench, ranks, np, size)
         v = num(size)
         if med is None or v is None or med <= 0:
             return "–"
+        floor = self.yield_floor(bench, ranks, size) if unit == "us" else None
+        if floor:
+            return f"×{med / floor:.1f} floor"
         cl = self.limits.get("cacheline_ns")
         if unit == "us" and cl and v <= 1024:
             return f"×{med * 1000 / cl:.1f}"
@@ -371,8 +409,12 @@ class Report:
             return
         o = self.out
         o.append("## Headline\n")
+        floor = ("; for barriers and small allreduces with more ranks than cores, × floor: a "
+                 "multiple of the barrier of as many yielding processes, see Physical limits"
+                 if self.limits.get("yieldbarrier_us") else "")
         o.append("Medians; each row says which way is better. Ratio = Ferry / peer. The last "
-                 "column relates Ferry to the machine (× cache-line bounce, or % of memcpy).\n")
+                 "column relates Ferry to the machine (× cache-line bounce, or % of memcpy"
+                 f"{floor}).\n")
         o.append("| measurement | unit | better | Ferry | MPICH | Open MPI | Ferry/MPICH | "
                  "Ferry/Open MPI | Ferry vs limit |")
         o.append("|---|---|---|---:|---:|---:|---:|---:|---:|")
@@ -467,7 +509,7 @@ class Report:
 
     def physical(self):
         L, o = self.limits, self.out
-        if not L.get("memcpy_GBps") and not L.get("cacheline_ns"):
+        if not L.get("memcpy_GBps") and not L.get("cacheline_ns") and not L.get("yieldbarrier_us"):
             return
         o.append("## Physical limits of this machine (bench/limits.c, no MPI)\n")
         if L.get("cacheline_ns"):
@@ -484,7 +526,49 @@ class Report:
             o.append("| " + " | ".join(human_size(s, "B") for s in sizes) + " |")
             o.append("|" + "|".join(["---:"] * len(sizes)) + "|")
             o.append("| " + " | ".join(f"{L['memcpy_GBps'][s]:.1f}" for s in sizes) + " |")
+        if L.get("yieldbarrier_us") or L.get("yieldbarrier_flags_us"):
+            self.physical_floor()
         o.append("")
+
+    def physical_floor(self):
+        L, o = self.limits, self.out
+        n = self.cores()
+        counts = sorted(set(L.get("yieldbarrier_us", {})) | set(L.get("yieldbarrier_flags_us", {})),
+                        key=int)
+        o.append("")
+        o.append("Barrier of P forked processes that call sched_yield() between polls, µs per "
+                 "barrier (lower is better; median batch, best in parentheses): *counter* = "
+                 "fetch-add on a shared counter, the last arriver bumps a generation word; "
+                 "*flags* = each process stores its round in its own cache line and waits for all "
+                 "lines. With more processes than cores every process must be scheduled once per "
+                 "barrier, so this is the cost of the context switches alone: **the floor under "
+                 "any MPI barrier, and an allreduce of a few bytes, when ranks outnumber cores**. "
+                 "imb.barrier and imb.allreduce of 1-64 B at those rank counts give their time "
+                 "as a multiple of the counter barrier (\"×k floor\"). Switches = context "
+                 "switches of all P processes per barrier (P − 1, the fewest possible, when every "
+                 "process but the last to arrive gives up its core once). CPUs used = on how many "
+                 "cores the unpinned processes ran: on one, the switches happen one after the "
+                 "other, and an MPI whose ranks the scheduler spreads over k cores can go below "
+                 "the floor, by at most k. Measured once at the start of the run, so a busy "
+                 f"machine raises it as it raises the MPI numbers; {n or '?'} cores.\n")
+        o.append("| processes | counter µs | flags µs | switches per barrier | CPUs used | "
+                 "floor of MPI |")
+        o.append("|---:|---:|---:|---:|---:|---|")
+
+        def val(key, p):
+            v = L.get(f"{key}_us", {}).get(p)
+            if v is None:
+                return "–"
+            b = L.get(f"{key}_best_us", {}).get(p)
+            return fmt(v) + (f" ({fmt(b)})" if b else "")
+
+        for p in counts:
+            sw = L.get("yieldbarrier_switches", {}).get(p)
+            cu = L.get("yieldbarrier_cpus_used", {}).get(p)
+            used = "yes" if n is None or int(p) > n else f"no ({p} ≤ {n} cores)"
+            o.append(f"| {p} | {val('yieldbarrier', p)} | {val('yieldbarrier_flags', p)} | "
+                     f"{f'{sw:.1f}' if sw is not None else '–'} | "
+                     f"{f'{cu:.0f}' if cu is not None else '–'} | {used} |")
 
     def table(self, bench, ranks, np):
         o = self.out
@@ -503,6 +587,10 @@ class Report:
             if unit == "us":
                 what = "× cache line ≤ 1 KiB" + (", % of memcpy above" if
                                                  bench.lower().rsplit(".", 1)[-1] in ONE_WAY else "")
+                if any(self.yield_floor(bench, ranks, s) for s in sizes):
+                    lo, hi = YIELD_FLOOR[bench]
+                    floor = "× yielding-barrier floor"
+                    what = f"{floor} {lo}-{hi} B, else {what}" if hi else floor
             head.append(f"{what} (F / M / O)")
         o.append("| " + " | ".join(head) + " |")
         o.append("|" + "|".join(["---:"] * len(head)) + "|")
