@@ -25,6 +25,7 @@
 #   BUDGET=S         after S seconds start no run of repetition 2 or later (default none, QUICK: 140);
 #                    the runs left out are counted in the report
 #   ONLY="..."       run only these programs (e.g. "latency imb apps/cpi")
+#   IMB_ARGS="..."   options of bench/imb.c instead of the mode's (e.g. "-b barrier,bcast -x 64K")
 #   NO_INSTALL=1     never apt-get install anything
 #   NO_PLOTS=1       skip the plots
 #   WAIT_QUIET=S     first wait up to S seconds for the 1-minute load average to drop below 1
@@ -53,7 +54,7 @@ if [ "$QUICK" = 1 ]; then
     LAT_ARGS="-i 1000 -w 50 -x 1M"
     BW_ARGS="-i 20 -w 2 -x 1M"
     RING_ARGS="-l 5000 -L 300 -w 20 -T 1"
-    IMB_ARGS="-q"
+    IMB_ARGS=${IMB_ARGS-"-q"}
     COMM_ARGS="-q"
     DTYPE_ARGS="-q"
     APP_ARGS="-q"
@@ -67,7 +68,7 @@ else
     LAT_ARGS="-i 10000 -w 500"
     BW_ARGS="-i 200 -w 10"
     RING_ARGS="-l 100000 -L 5000 -w 50 -T 5"
-    IMB_ARGS=""
+    IMB_ARGS=${IMB_ARGS-""}
     COMM_ARGS=""
     DTYPE_ARGS=""
     APP_ARGS=""
