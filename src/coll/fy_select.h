@@ -183,8 +183,8 @@ fy_alltoall_fn_t fy_alltoallv_pairwise, fy_alltoallv_linear, fy_alltoall_bruck;
 fy_alltoall_sched_fn_t fy_alltoallv_pairwise_sched, fy_alltoallv_linear_sched,
     fy_alltoall_bruck_sched;
 
-fy_reduce_scatter_fn_t fy_reduce_scatter_pairwise;
-fy_reduce_scatter_sched_fn_t fy_reduce_scatter_pairwise_sched;
+fy_reduce_scatter_fn_t fy_reduce_scatter_pairwise, fy_reduce_scatter_allreduce;
+fy_reduce_scatter_sched_fn_t fy_reduce_scatter_pairwise_sched, fy_reduce_scatter_allreduce_sched;
 
 fy_gather_fn_t fy_gatherv_linear;
 fy_gather_sched_fn_t fy_gatherv_linear_sched;

@@ -1,10 +1,14 @@
-/* Reduce_scatter(_block) by pairwise exchange: in step k every rank sends the part of its
- * input that rank r+k owns and receives what rank r-k holds for its own part. p-1 steps, each
- * rank sends and receives (p-1)/p of the vector once: bandwidth-optimal for any p.
- *   commutative operators: each contribution is added in as it arrives;
- *   other operators: the p contributions to a block are kept and combined in rank order
- *     afterwards (p vectors of the block's size in scratch).
- * Each block is reduced on one rank only, so the result is deterministic. */
+/* Reduce_scatter(_block), two algorithms (p ranks, n bytes in the whole vector):
+ *   pairwise   in step k every rank sends the part of its input that rank r+k owns and
+ *              receives what rank r-k holds for its own part: (p-1) alpha + n (p-1)/p beta,
+ *              bandwidth-optimal for any p;
+ *                commutative operators: each contribution is added in as it arrives;
+ *                other operators: the p contributions to a block are kept and combined in rank
+ *                order afterwards (p vectors of the block's size in scratch).
+ *              Each block is reduced on one rank only, so the result is deterministic.
+ *   allreduce  the whole vector reduced everywhere by recursive doubling (allreduce.c, rank
+ *              order kept), each rank keeping its block: ceil(log2 p) (alpha + n beta); fewer
+ *              rounds for short vectors, where a round costs more than the extra bytes. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,4 +119,49 @@ void fy_reduce_scatter_pairwise_sched(fy_sched_t *s, const void *sbuf, void *rbu
             fy_sched_reduce(s, op, dt, CONTRIB(i), rbuf, mine);
 #undef CONTRIB
     }
+}
+
+/* The vector's length and where our block starts in it. */
+static MPI_Aint layout(MPI_Aint rcount, const MPI_Aint *rcounts, int p, int me, MPI_Aint *mine_p)
+{
+    MPI_Aint total = 0;
+    for (int i = 0; i < p; i++) {
+        if (i == me)
+            *mine_p = total;
+        total += fy_coll_count(rcount, rcounts, i);
+    }
+    return total;
+}
+
+int fy_reduce_scatter_allreduce(const void *sbuf, void *rbuf, MPI_Aint rcount,
+                                const MPI_Aint *rcounts, const fy_dtype_t *dt, MPI_Op op,
+                                fy_comm_t *c)
+{
+    MPI_Aint at = 0, total = layout(rcount, rcounts, c->size, c->rank, &at);
+    if (total == 0)
+        return MPI_SUCCESS;
+    char *all = fy_coll_scratch_typed(1, dt, total, 1, NULL); /* slot 0 is the allreduce's */
+    if (!all)
+        return MPI_ERR_NO_MEM;
+    int rc =
+        fy_allreduce_recursive_doubling(sbuf == MPI_IN_PLACE ? rbuf : sbuf, all, total, dt, op, c);
+    if (rc == MPI_SUCCESS)
+        fy_op_copy(dt, all + at * dt->extent, rbuf, fy_coll_count(rcount, rcounts, c->rank));
+    return rc;
+}
+
+void fy_reduce_scatter_allreduce_sched(fy_sched_t *s, const void *sbuf, void *rbuf, MPI_Aint rcount,
+                                       const MPI_Aint *rcounts, const fy_dtype_t *dt, MPI_Op op)
+{
+    fy_comm_t *c = fy_sched_comm(s);
+    MPI_Aint at = 0, total = layout(rcount, rcounts, c->size, c->rank, &at);
+    if (total == 0)
+        return;
+    char *all = fy_sched_scratch_typed(s, dt, total, 1, NULL);
+    if (!all)
+        return;
+    fy_allreduce_recursive_doubling_sched(s, sbuf == MPI_IN_PLACE ? rbuf : sbuf, all, total, dt,
+                                          op);
+    fy_sched_round(s);
+    fy_sched_copy_same(s, dt, all + at * dt->extent, rbuf, fy_coll_count(rcount, rcounts, c->rank));
 }

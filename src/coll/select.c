@@ -2,6 +2,7 @@
  * overrides, and the dispatchers behind fy_coll.h (see fy_select.h for the rules of a row).
  * Thresholds come from measurements on the development machine (2 cores, shared memory):
  * docs/DESIGN.md, Collectives, gives the crossover tables behind them. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,19 +21,53 @@ static bool commutative(const fy_sel_t *s)
     return s->commute;
 }
 
-static bool allgather_short(const fy_sel_t *s)
-{
-    return s->p > 2 && s->total <= 64 * 1024;
-}
-
 static bool equal_blocks(const fy_sel_t *s)
 {
     return !s->vector;
 }
 
-static bool alltoall_short(const fy_sel_t *s)
+static bool forced_only(const fy_sel_t *s)
 {
-    return s->p > 2 && s->bytes <= 256;
+    (void)s;
+    return false;
+}
+
+/* The thresholds below come from bench/coll_algos.sh runs (imb with each algorithm forced, 2, 4
+ * and 8 ranks on the 2-core development machine, 8 B to 4 MiB); docs/DESIGN.md, "Collective
+ * algorithms", has the tables. At 2 ranks most pairs of algorithms send the same messages, and
+ * the older one stays. Beyond 8 ranks nothing was measured: the rows follow the cost models. */
+
+/* Allreduce: recursive doubling up to 16 KiB at 4 ranks and 64 KiB at 8, then ring (fewest bytes,
+ * neighbours only) for commutative operators up to 16 ranks, Rabenseifner beyond that (log p
+ * steps) and for other operators; at 2 ranks Rabenseifner halves each rank's reduction, which
+ * shows from 1 MiB. */
+static bool allreduce_long(const fy_sel_t *s)
+{
+    if (s->p == 2)
+        return s->bytes >= 1024 * 1024;
+    return s->bytes > (s->p <= 4 ? 16 * 1024 : 64 * 1024);
+}
+
+static bool allreduce_ring(const fy_sel_t *s)
+{
+    return s->p > 2 && s->p <= 16 && allreduce_long(s);
+}
+
+/* Allgather: Bruck (ceil(log2 p) messages) up to 8 KiB a block at 4 ranks and 16 KiB at 8, ring
+ * above and at 2 ranks (one exchange either way). Recursive doubling never won clearly (within
+ * the noise of Bruck or ring everywhere), so it runs when forced only. */
+static bool allgather_bruck(const fy_sel_t *s)
+{
+    return s->p > 2 && s->bytes <= (s->p <= 4 ? 8 * 1024 : 16 * 1024);
+}
+
+/* Alltoall: at 3-4 ranks every message posted at once won at every size (half the time of
+ * pairwise for short blocks); from 5 ranks Bruck's log2 p rounds won while the bytes it moves
+ * (about p/2 log2 p blocks) stay under 2 MiB (256 KiB blocks at 8 ranks), then linear again.
+ * Alltoallv: linear from 3 ranks (its sizes are known to no one). */
+static bool alltoall_bruck(const fy_sel_t *s)
+{
+    return s->p > 4 && s->bytes * (size_t)s->p <= 2 * 1024 * 1024;
 }
 
 static bool alltoall_linear(const fy_sel_t *s)
@@ -40,15 +75,19 @@ static bool alltoall_linear(const fy_sel_t *s)
     return s->p > 2;
 }
 
+/* Bcast: binomial won or tied at every size up to 8 ranks (with single-copy rendezvous the tree's
+ * whole-message copies run side by side, and scatter-allgather's extra messages cost more than
+ * the bytes it saves on 2 cores); scatter-allgather by its cost model from 16 ranks and 512 KiB. */
 static bool bcast_long(const fy_sel_t *s)
 {
-    return s->p > 2 && s->bytes >= 256 * 1024;
+    return s->p >= 16 && s->bytes >= 512 * 1024;
 }
 
-/* Provisional thresholds, replaced by measured ones below. */
-static bool allreduce_long(const fy_sel_t *s)
+/* Reduce_scatter: a recursive-doubling allreduce of the whole vector (log2 p rounds) up to 16 KiB
+ * at 4 and 8 ranks (2-3 times faster than pairwise's p-1 rounds), pairwise above. */
+static bool reduce_scatter_short(const fy_sel_t *s)
 {
-    return s->p > 2 && s->bytes >= 64 * 1024;
+    return s->p > 2 && s->bytes <= 16 * 1024;
 }
 
 /* Shared memory (fy_shmcoll.h), from imb runs at 4 and 8 ranks on the 2 cores: every
@@ -93,25 +132,25 @@ static const fy_algo_t reduce_rows[] = {
 static const fy_algo_t allreduce_rows[] = {
     {"shm", fy_shm_sel_reduce_ok, shm_short, {.allreduce = fy_allreduce_shm}, {NULL}},
     {"shm_slice", fy_shm_sel_reduce_ok, shm_long, {.allreduce = fy_allreduce_shm_slice}, {NULL}},
+    FY_ALGO(allreduce, "ring", commutative, allreduce_ring, fy_allreduce_ring),
     FY_ALGO(allreduce, "rabenseifner", NULL, allreduce_long, fy_allreduce_rabenseifner),
-    FY_ALGO(allreduce, "ring", commutative, allreduce_long, fy_allreduce_ring),
     FY_ALGO(allreduce, "recursive_doubling", NULL, NULL, fy_allreduce_recursive_doubling),
 };
 
 static const fy_algo_t allgather_rows[] = {
-    FY_ALGO(allgather, "recursive_doubling", NULL, allgather_short,
-            fy_allgatherv_recursive_doubling),
-    FY_ALGO(allgather, "bruck", NULL, allgather_short, fy_allgatherv_bruck),
+    FY_ALGO(allgather, "bruck", NULL, allgather_bruck, fy_allgatherv_bruck),
+    FY_ALGO(allgather, "recursive_doubling", NULL, forced_only, fy_allgatherv_recursive_doubling),
     FY_ALGO(allgather, "ring", NULL, NULL, fy_allgatherv_ring),
 };
 
 static const fy_algo_t alltoall_rows[] = {
-    FY_ALGO(alltoall, "bruck", equal_blocks, alltoall_short, fy_alltoall_bruck),
+    FY_ALGO(alltoall, "bruck", equal_blocks, alltoall_bruck, fy_alltoall_bruck),
     FY_ALGO(alltoall, "linear", NULL, alltoall_linear, fy_alltoallv_linear),
     FY_ALGO(alltoall, "pairwise", NULL, NULL, fy_alltoallv_pairwise),
 };
 
 static const fy_algo_t reduce_scatter_rows[] = {
+    FY_ALGO(reduce_scatter, "allreduce", NULL, reduce_scatter_short, fy_reduce_scatter_allreduce),
     FY_ALGO(reduce_scatter, "pairwise", NULL, NULL, fy_reduce_scatter_pairwise),
 };
 
@@ -207,7 +246,7 @@ static const fy_algo_t *chosen(int coll, const fy_sel_t *s, int row)
         char what[32];
         size_t i = 0;
         for (; t->env[i] && i + 1 < sizeof what; i++)
-            what[i] = (char)(t->env[i] | 0x20); /* ALLREDUCE -> allreduce ('_' stays) */
+            what[i] = (char)tolower((unsigned char)t->env[i]); /* ALLREDUCE -> allreduce */
         what[i] = '\0';
         fprintf(stderr, "ferry: rank %d: %s%s on %s (%d ranks, %zu bytes): %s\n", fy_rt.rank,
                 s->sched ? "nonblocking " : "", what,
