@@ -59,10 +59,14 @@ int fy_shm_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtyp
  * call the collective's dispatcher again when the communicator turns out to have no slot (the
  * predicate then fails, so the table goes on to the message algorithms). */
 #include "fy_select.h"
-fy_sel_pred_t fy_shm_sel_ok, fy_shm_sel_reduce_ok;
+fy_sel_pred_t fy_shm_sel_ok, fy_shm_sel_reduce_ok, fy_shm_sel_allgather_ok, fy_shm_sel_alltoall_ok;
 fy_barrier_fn_t fy_barrier_shm;
 fy_bcast_fn_t fy_bcast_shm;
 fy_reduce_fn_t fy_reduce_shm, fy_reduce_shm_slice;
 fy_allreduce_fn_t fy_allreduce_shm, fy_allreduce_shm_slice;
+fy_allgather_fn_t fy_allgatherv_shm;
+fy_alltoall_fn_t fy_alltoallv_shm;
+/* Bytes of one member's area of a half (the most one member can put in a slot at once). */
+size_t fy_shmcoll_area_bytes(void);
 
 #endif

@@ -138,12 +138,14 @@ static const fy_algo_t allreduce_rows[] = {
 };
 
 static const fy_algo_t allgather_rows[] = {
+    {"shm", fy_shm_sel_allgather_ok, NULL, {.allgather = fy_allgatherv_shm}, {NULL}},
     FY_ALGO(allgather, "bruck", NULL, allgather_bruck, fy_allgatherv_bruck),
     FY_ALGO(allgather, "recursive_doubling", NULL, forced_only, fy_allgatherv_recursive_doubling),
     FY_ALGO(allgather, "ring", NULL, NULL, fy_allgatherv_ring),
 };
 
 static const fy_algo_t alltoall_rows[] = {
+    {"shm", fy_shm_sel_alltoall_ok, NULL, {.alltoall = fy_alltoallv_shm}, {NULL}},
     FY_ALGO(alltoall, "bruck", equal_blocks, alltoall_bruck, fy_alltoall_bruck),
     FY_ALGO(alltoall, "linear", NULL, alltoall_linear, fy_alltoallv_linear),
     FY_ALGO(alltoall, "pairwise", NULL, NULL, fy_alltoallv_pairwise),

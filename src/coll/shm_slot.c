@@ -32,6 +32,11 @@ bool fy_shmcoll_reducible(const fy_dtype_t *dt)
     return dt->contig && dt->size > 0 && (size_t)dt->size <= fy_shm.coll_area;
 }
 
+size_t fy_shmcoll_area_bytes(void)
+{
+    return fy_shm.coll_area;
+}
+
 bool fy_shm_sel_ok(const fy_sel_t *s)
 {
     return fy_shmcoll_usable(s->comm);

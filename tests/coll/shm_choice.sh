@@ -36,6 +36,24 @@ static void run(MPI_Comm c, int n)
         if (v[i] != i)
             errs++;
     MPI_Barrier(c);
+    /* Allgather and Alltoall of n doubles a block (short ones fit an area). */
+    if (n <= 16) {
+        double *g = malloc(sizeof(double) * n * p), *t = malloc(sizeof(double) * n * p);
+        for (int i = 0; i < n * p; i++)
+            t[i] = me * 1000 + i;
+        MPI_Allgather(v, n, MPI_DOUBLE, g, n, MPI_DOUBLE, c);
+        for (int j = 0; j < p; j++)
+            for (int i = 0; i < n; i++)
+                if (g[j * n + i] != i)
+                    errs++;
+        MPI_Alltoall(t, n, MPI_DOUBLE, g, n, MPI_DOUBLE, c);
+        for (int j = 0; j < p; j++)
+            for (int i = 0; i < n; i++)
+                if (g[j * n + i] != j * 1000 + me * n + i)
+                    errs++;
+        free(g);
+        free(t);
+    }
     free(v);
     free(r);
 }
@@ -97,6 +115,8 @@ expect err1 "$(printf "$w" allreduce 8 shm)" "short Allreduce in shared memory (
 expect err1 "$(printf "$w" allreduce 800000 shm_slice)" "long Allreduce in shared memory (slices)"
 expect err1 "$(printf "$w" reduce 8 shm)" "short Reduce in shared memory"
 expect err1 "$(printf "$w" reduce 800000 shm_slice)" "long Reduce in shared memory (slices)"
+expect err1 "$(printf "$w" allgather 8 shm)" "short Allgather in shared memory"
+expect err1 "$(printf "$w" alltoall 8 shm)" "short Alltoall in shared memory"
 # World holds one slot, dup0 the other; dup1 finds none and keeps messages; after dup0 and
 # dup1 are freed, a new communicator gets dup0's slot back.
 expect err1 'rank 0: allreduce on dup0 .*: shm$' "dup0 in shared memory"
