@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAXREP = 6000, HOLE = 0xee };
+enum { MAXREP = 6000, HOLE = 0xee, SEND_HOLE = 0x11 }; /* fill bytes: receive, send buffers */
 
 static int rank, size;
 static MPI_Comm comm; /* the communicator under test */
@@ -169,10 +169,10 @@ static const char *const formname[] = {"blocking", "nonblocking", "persistent"};
         }                                                                                          \
     } while (0)
 
-static char *buf(size_t bytes)
+static char *buf(size_t bytes, int fill)
 {
     char *b = malloc(bytes + 16);
-    memset(b, HOLE, bytes + 16);
+    memset(b, fill, bytes + 16);
     return b;
 }
 
@@ -211,7 +211,7 @@ static void nm(const char *coll, int form, const ty_t *t, const char *op, int n,
 static void bcast(const ty_t *t, int n, int root, int form)
 {
     size_t bytes = (size_t)n * (size_t)t->ext;
-    char *b = buf(bytes);
+    char *b = buf(bytes, crank == root ? SEND_HOLE : HOLE);
     if (crank == root)
         fill(t, b, n, root, 0, 1);
     RUN(form, MPI_Bcast(b, n, t->type, root, comm), MPI_Ibcast(b, n, t->type, root, comm, req),
@@ -231,7 +231,8 @@ static void gather(const ty_t *t, int n, int root, int v, int inplace, int form)
     }
     long total = v ? place(cnt, dsp) : (long)csize * n;
     int recv = root < 0 || crank == root, ip = inplace && recv, mine = cnt[crank];
-    char *s = buf((size_t)mine * (size_t)t->ext), *r = buf((size_t)total * (size_t)t->ext);
+    char *s = buf((size_t)mine * (size_t)t->ext, SEND_HOLE),
+         *r = buf((size_t)total * (size_t)t->ext, HOLE);
     fill(t, s, mine, crank, 0, 2);
     if (ip)
         fill(t, r + (size_t)dsp[crank] * (size_t)t->ext, mine, crank, 0, 2);
@@ -269,7 +270,8 @@ static void scatter(const ty_t *t, int n, int root, int v, int inplace, int form
     }
     long total = v ? place(cnt, dsp) : (long)csize * n;
     int ip = inplace && crank == root, mine = cnt[crank];
-    char *s = buf((size_t)total * (size_t)t->ext), *r = buf((size_t)mine * (size_t)t->ext);
+    char *s = buf((size_t)total * (size_t)t->ext, SEND_HOLE),
+         *r = buf((size_t)mine * (size_t)t->ext, HOLE);
     if (crank == root)
         for (int q = 0; q < csize; q++)
             fill(t, s + (size_t)dsp[q] * (size_t)t->ext, cnt[q], root, q, 3);
@@ -321,7 +323,8 @@ static void alltoall(const ty_t *t, int n, int v, int inplace, int form)
             rd[j] = j * n, sd[j] = j * n;
         rt = st = (long)csize * n;
     }
-    char *s = buf((size_t)st * (size_t)t->ext), *r = buf((size_t)rt * (size_t)t->ext);
+    char *s = buf((size_t)st * (size_t)t->ext, SEND_HOLE),
+         *r = buf((size_t)rt * (size_t)t->ext, HOLE);
     for (int j = 0; j < csize; j++) {
         fill(t, s + (size_t)sd[j] * (size_t)t->ext, sc[j], crank, j, 4);
         if (inplace)
@@ -373,7 +376,7 @@ static void reduction(int which, const combo_t *cb, int n, int root, int inplace
     int mine = which == R_RS || which == R_RSB ? cnt[crank] : n;
     int recv = which != R_REDUCE || crank == root, ip = inplace && recv;
     size_t rbytes = (size_t)(ip ? total : mine) * (size_t)t->ext;
-    char *s = buf((size_t)total * (size_t)t->ext), *r = buf(rbytes);
+    char *s = buf((size_t)total * (size_t)t->ext, SEND_HOLE), *r = buf(rbytes, HOLE);
     fill(t, ip ? r : s, total, crank, 0, 5 + cb->ty);
     const void *sb = ip ? MPI_IN_PLACE : s;
     MPI_Comm c = comm;
