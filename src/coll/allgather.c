@@ -180,6 +180,7 @@ int fy_allgatherv_recursive_doubling(const void *sbuf, MPI_Aint scount, const fy
     fy_emit_t e = fy_emit_blocking(c, FY_TAG_ALLGATHER);
     rside_t r = {rbuf, rcount, rcounts, displs, rdt};
     recursive_doubling(&e, sbuf, scount, sdt, &r);
+    fy_coll_scratch_done(); /* the API edge frees scratch after reductions only */
     return e.rc;
 }
 
@@ -201,6 +202,7 @@ int fy_allgatherv_bruck(const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt
     fy_emit_t e = fy_emit_blocking(c, FY_TAG_ALLGATHER);
     rside_t r = {rbuf, rcount, rcounts, displs, rdt};
     bruck(&e, sbuf, scount, sdt, &r);
+    fy_coll_scratch_done(); /* the API edge frees scratch after reductions only */
     return e.rc;
 }
 

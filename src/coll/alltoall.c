@@ -259,6 +259,7 @@ int fy_alltoall_bruck(const void *sbuf, MPI_Aint scount, const MPI_Aint *scounts
     (void)scounts, (void)sdispls, (void)rcounts, (void)rdispls; /* Alltoall only (the table) */
     fy_emit_t e = fy_emit_blocking(c, FY_TAG_ALLTOALL);
     bruck(&e, sbuf, scount, sdt, rbuf, rcount, rdt);
+    fy_coll_scratch_done(); /* the API edge frees scratch after reductions only */
     return e.rc;
 }
 

@@ -99,6 +99,7 @@ int fy_bcast_scatter_allgather(void *buf, MPI_Aint count, const fy_dtype_t *dt, 
 {
     fy_emit_t e = fy_emit_blocking(c, FY_TAG_BCAST);
     scatter_allgather(&e, buf, count, dt, root);
+    fy_coll_scratch_done(); /* the API edge frees scratch after reductions only */
     return e.rc;
 }
 
