@@ -26,48 +26,45 @@ static bool equal_blocks(const fy_sel_t *s)
     return !s->vector;
 }
 
-static bool forced_only(const fy_sel_t *s)
-{
-    (void)s;
-    return false;
-}
-
 /* The thresholds below come from bench/coll_algos.sh runs (imb with each algorithm forced, 2, 4
- * and 8 ranks on the 2-core development machine, 8 B to 4 MiB); docs/DESIGN.md, "Collective
- * algorithms", has the tables. At 2 ranks most pairs of algorithms send the same messages, and
- * the older one stays. Beyond 8 ranks nothing was measured: the rows follow the cost models. */
+ * and 8 ranks on the 2-core development machine, 8 B to 4 MiB, while other work ran on it);
+ * docs/DESIGN.md, "Collective algorithms", has the tables. At 2 ranks most pairs of algorithms
+ * send the same messages, and the older one stays. Beyond 8 ranks nothing could be measured:
+ * the rows there follow the cost models. */
 
-/* Allreduce: recursive doubling up to 16 KiB at 4 ranks and 64 KiB at 8, then ring (fewest bytes,
- * neighbours only) for commutative operators up to 16 ranks, Rabenseifner beyond that (log p
- * steps) and for other operators; at 2 ranks Rabenseifner halves each rank's reduction, which
- * shows from 1 MiB. */
+/* Allreduce: recursive doubling up to 8 KiB; Rabenseifner (halves of halves, log2 p rounds)
+ * from there; ring (neighbours only, fewest bytes) from 256 KiB for commutative operators up to
+ * 16 ranks (its p-1 rounds grow linearly); at 2 ranks Rabenseifner halves each rank's
+ * reduction, which shows from 1 MiB. */
 static bool allreduce_long(const fy_sel_t *s)
 {
-    if (s->p == 2)
-        return s->bytes >= 1024 * 1024;
-    return s->bytes > (s->p <= 4 ? 16 * 1024 : 64 * 1024);
+    return s->bytes > (s->p == 2 ? 1024 * 1024 - 1 : 8 * 1024);
 }
 
 static bool allreduce_ring(const fy_sel_t *s)
 {
-    return s->p > 2 && s->p <= 16 && allreduce_long(s);
+    return s->p > 2 && s->p <= 16 && s->bytes >= 256 * 1024;
 }
 
-/* Allgather: Bruck (ceil(log2 p) messages) up to 8 KiB a block at 4 ranks and 16 KiB at 8, ring
- * above and at 2 ranks (one exchange either way). Recursive doubling never won clearly (within
- * the noise of Bruck or ring everywhere), so it runs when forced only. */
+/* Allgather: Bruck (ceil(log2 p) rounds) up to 2 KiB a block, recursive doubling on powers of
+ * two up to 16 KiB (no fold there), ring above and at 2 ranks (one exchange either way). */
 static bool allgather_bruck(const fy_sel_t *s)
 {
-    return s->p > 2 && s->bytes <= (s->p <= 4 ? 8 * 1024 : 16 * 1024);
+    return s->p > 2 && s->bytes <= 2048;
 }
 
-/* Alltoall: at 3-4 ranks every message posted at once won at every size (half the time of
- * pairwise for short blocks); from 5 ranks Bruck's log2 p rounds won while the bytes it moves
- * (about p/2 log2 p blocks) stay under 2 MiB (256 KiB blocks at 8 ranks), then linear again.
- * Alltoallv: linear from 3 ranks (its sizes are known to no one). */
+static bool allgather_doubling(const fy_sel_t *s)
+{
+    return s->p > 2 && s->pof2 && s->bytes <= 16 * 1024;
+}
+
+/* Alltoall: every message posted at once won at 3-8 ranks at every size once the machine's
+ * noise was averaged out (Bruck lost by 1.3x for short blocks at 8 ranks, pairwise by up to
+ * 3x); Bruck's log2 p rounds against p-1 messages only from 32 ranks and 256 B blocks, by its
+ * cost model. */
 static bool alltoall_bruck(const fy_sel_t *s)
 {
-    return s->p > 4 && s->bytes * (size_t)s->p <= 2 * 1024 * 1024;
+    return s->p >= 32 && s->bytes <= 256;
 }
 
 static bool alltoall_linear(const fy_sel_t *s)
@@ -76,18 +73,19 @@ static bool alltoall_linear(const fy_sel_t *s)
 }
 
 /* Bcast: binomial won or tied at every size up to 8 ranks (with single-copy rendezvous the tree's
- * whole-message copies run side by side, and scatter-allgather's extra messages cost more than
- * the bytes it saves on 2 cores); scatter-allgather by its cost model from 16 ranks and 512 KiB. */
+ * whole-message copies run side by side, and scatter-allgather's extra rounds cost more than the
+ * bytes it saves on 2 cores); scatter-allgather by its cost model from 16 ranks and 512 KiB. */
 static bool bcast_long(const fy_sel_t *s)
 {
     return s->p >= 16 && s->bytes >= 512 * 1024;
 }
 
-/* Reduce_scatter: a recursive-doubling allreduce of the whole vector (log2 p rounds) up to 16 KiB
- * at 4 and 8 ranks (2-3 times faster than pairwise's p-1 rounds), pairwise above. */
+/* Reduce_scatter: a recursive-doubling allreduce of the whole vector (log2 p rounds) up to
+ * 16 KiB at 3-4 ranks and 32 KiB beyond (2-3 times faster than pairwise's p-1 rounds), pairwise
+ * above. */
 static bool reduce_scatter_short(const fy_sel_t *s)
 {
-    return s->p > 2 && s->bytes <= 16 * 1024;
+    return s->p > 2 && s->bytes <= (s->p <= 4 ? 16 * 1024 : 32 * 1024);
 }
 
 /* Shared memory (fy_shmcoll.h), from imb runs at 4 and 8 ranks on the 2 cores: every
@@ -140,7 +138,8 @@ static const fy_algo_t allreduce_rows[] = {
 static const fy_algo_t allgather_rows[] = {
     {"shm", fy_shm_sel_allgather_ok, NULL, {.allgather = fy_allgatherv_shm}, {NULL}},
     FY_ALGO(allgather, "bruck", NULL, allgather_bruck, fy_allgatherv_bruck),
-    FY_ALGO(allgather, "recursive_doubling", NULL, forced_only, fy_allgatherv_recursive_doubling),
+    FY_ALGO(allgather, "recursive_doubling", NULL, allgather_doubling,
+            fy_allgatherv_recursive_doubling),
     FY_ALGO(allgather, "ring", NULL, NULL, fy_allgatherv_ring),
 };
 
