@@ -32,18 +32,21 @@ static bool equal_blocks(const fy_sel_t *s)
  * send the same messages, and the older one stays. Beyond 8 ranks nothing could be measured:
  * the rows there follow the cost models. */
 
-/* Allreduce: recursive doubling up to 8 KiB; Rabenseifner (halves of halves, log2 p rounds)
- * from there; ring (neighbours only, fewest bytes) from 256 KiB for commutative operators up to
- * 16 ranks (its p-1 rounds grow linearly); at 2 ranks Rabenseifner halves each rank's
- * reduction, which shows from 1 MiB. */
+/* Allreduce: recursive doubling up to 16 KiB (32 KiB beyond 4 ranks); above, ring (neighbours
+ * only, fewest bytes) for commutative operators at 3-4 ranks, and from 256 KiB up to 16 ranks
+ * (its p-1 rounds grow linearly); Rabenseifner (log2 p rounds of halves) in between, for other
+ * operators and beyond 16 ranks; at 2 ranks Rabenseifner halves each rank's reduction, which
+ * shows from 1 MiB. */
 static bool allreduce_long(const fy_sel_t *s)
 {
-    return s->bytes > (s->p == 2 ? 1024 * 1024 - 1 : 8 * 1024);
+    if (s->p == 2)
+        return s->bytes >= 1024 * 1024;
+    return s->bytes > (s->p <= 4 ? 16 * 1024 : 32 * 1024);
 }
 
 static bool allreduce_ring(const fy_sel_t *s)
 {
-    return s->p > 2 && s->p <= 16 && s->bytes >= 256 * 1024;
+    return s->p > 2 && s->p <= 16 && allreduce_long(s) && (s->p <= 4 || s->bytes >= 256 * 1024);
 }
 
 /* Allgather: Bruck (ceil(log2 p) rounds) up to 2 KiB a block, recursive doubling on powers of
@@ -80,12 +83,11 @@ static bool bcast_long(const fy_sel_t *s)
     return s->p >= 16 && s->bytes >= 512 * 1024;
 }
 
-/* Reduce_scatter: a recursive-doubling allreduce of the whole vector (log2 p rounds) up to
- * 16 KiB at 3-4 ranks and 32 KiB beyond (2-3 times faster than pairwise's p-1 rounds), pairwise
- * above. */
+/* Reduce_scatter: a recursive-doubling allreduce of the whole vector (log2 p rounds, up to 2 times
+ * faster than pairwise's p-1 rounds for short vectors) up to 16 KiB, pairwise above. */
 static bool reduce_scatter_short(const fy_sel_t *s)
 {
-    return s->p > 2 && s->bytes <= (s->p <= 4 ? 16 * 1024 : 32 * 1024);
+    return s->p > 2 && s->bytes <= 16 * 1024;
 }
 
 /* Shared memory (fy_shmcoll.h), from imb runs at 4 and 8 ranks on the 2 cores: every
