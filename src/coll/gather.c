@@ -1,7 +1,9 @@
 /* Gather(v), linear: the root posts one receive per rank and waits for all of them; every
  * other rank sends once. p-1 messages converge on the root, each a single hop; on shared
  * memory that beats a tree (which copies blocks again at every level) until the root's
- * bandwidth saturates. The collectives issue adds the binomial tree for many small blocks. */
+ * bandwidth saturates. A binomial tree for many small blocks is not offered: the non-roots of
+ * Gatherv know neither the other counts nor that the call is a v-form, so they could not take it
+ * alike. */
 #include <stdlib.h>
 
 #include "fy_err.h"
