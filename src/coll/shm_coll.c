@@ -44,10 +44,18 @@ int fy_shm_bcast(void *buf, MPI_Aint count, const fy_dtype_t *dt, int root, fy_c
     for (size_t off = 0, len; off < bytes; off += len) {
         len = bytes - off < BCAST_PIECE_MAX ? bytes - off : BCAST_PIECE_MAX;
         uint64_t first;
-        int b = fy_shmc_begin(st, (len + n - 1) / n, &first);
-        if (len > n * fy_shmc_cap(st, b))
-            len = n * fy_shmc_cap(st, b);
-        unsigned char *sh = fy_shmc_area(st, b, 0); /* the whole buffer: one writer */
+        int b;
+        unsigned char *sh;
+        if (len <= FY_SHMC_INLINE) { /* in the root's flag line */
+            b = fy_shmc_begin(st, len, &first);
+            sh = fy_shmc_area(st, b, root);
+        } else { /* a whole generation or half: one writer, all n areas */
+            size_t per = (len + n - 1) / n;
+            b = fy_shmc_begin(st, per > FY_SHMC_INLINE ? per : FY_SHMC_INLINE + 1, &first);
+            if (len > n * fy_shmc_cap(st, b))
+                len = n * fy_shmc_cap(st, b);
+            sh = fy_shmc_area(st, b, 0);
+        }
         if (c->rank == root) {
             fy_shmc_guard(st, c, b);
             fy_dtype_pack_range(dt, buf, count, off, sh, len);

@@ -14,25 +14,36 @@ typedef struct fy_cslot_head {
     _Alignas(FY_CACHELINE) atomic_uint users;
 } fy_cslot_head_t;
 
+/* A member's flag line also carries two small inline buffers: a reader that sees the flag has
+ * the data in the same cache line, one transfer instead of two (a short Allreduce at 2 ranks
+ * is about one line transfer each way). */
+#define FY_SHMC_INLINE 24
 typedef struct fy_cflag {
     _Alignas(FY_CACHELINE) _Atomic uint64_t seq;
+    _Alignas(8) unsigned char inl[2][FY_SHMC_INLINE];
 } fy_cflag_t;
 
-/* Buffers of a slot: the FY_SHM_COLL_GENS small generations, then the two halves. */
-enum { FY_SHMC_NONE = -1, FY_SHMC_HALF0 = FY_SHM_COLL_GENS, FY_SHMC_NBUF = FY_SHM_COLL_GENS + 2 };
+/* Buffers of a slot: the FY_SHM_COLL_GENS small generations, the two halves, the two inline
+ * buffers of the flag lines. */
+enum {
+    FY_SHMC_NONE = -1,
+    FY_SHMC_HALF0 = FY_SHM_COLL_GENS,
+    FY_SHMC_INL0 = FY_SHM_COLL_GENS + 2,
+    FY_SHMC_NBUF = FY_SHM_COLL_GENS + 4
+};
 
 typedef struct fy_shmc {
     int slot; /* -1: none could be had; the communicator uses messages */
     fy_cslot_head_t *head;
-    fy_cflag_t *flag;        /* flag[j]: member j (rank in the communicator) */
-    unsigned char *small;    /* generation g, area j at small + (g * n + j) * small_area */
-    unsigned char *halves;   /* half h, area j at halves + (h * n + j) * area */
-    size_t small_area, area; /* bytes of one member's area in a generation, in a half */
-    int n;                   /* members the slot's geometry is made for (the machine's ranks) */
-    uint64_t phase;          /* the last phase this member published */
-    uint64_t ops;            /* collectives run in the slot so far */
-    uint64_t smalls, bigs;   /* how many used a small generation, a half */
-    int last;                /* buffer of the previous collective, FY_SHMC_NONE if none */
+    fy_cflag_t *flag;            /* flag[j]: member j (rank in the communicator) */
+    unsigned char *small;        /* generation g, area j at small + (g * n + j) * small_area */
+    unsigned char *halves;       /* half h, area j at halves + (h * n + j) * area */
+    size_t small_area, area;     /* bytes of one member's area in a generation, in a half */
+    int n;                       /* members the slot's geometry is made for (the machine's ranks) */
+    uint64_t phase;              /* the last phase this member published */
+    uint64_t ops;                /* collectives run in the slot so far */
+    uint64_t smalls, bigs, inls; /* how many used a small generation, a half, an inline one */
+    int last;                    /* buffer of the previous collective, FY_SHMC_NONE if none */
     /* Buffer b may be written again once every member has published rel[b]: the first phase
      * of the collective that followed its last use (so every member has finished that use). */
     uint64_t rel[FY_SHMC_NBUF];
@@ -56,22 +67,27 @@ static inline int fy_shmc_begin(fy_shmc_t *st, size_t per_member, uint64_t *firs
     int b = FY_SHMC_NONE;
     if (per_member > st->small_area)
         b = FY_SHMC_HALF0 + (int)(st->bigs++ & 1);
-    else if (per_member > 0)
+    else if (per_member > FY_SHMC_INLINE)
         b = (int)(st->smalls++ % FY_SHM_COLL_GENS);
+    else if (per_member > 0)
+        b = FY_SHMC_INL0 + (int)(st->inls++ & 1);
     st->last = b;
     return b;
 }
-/* Member j's area of buffer b; the n areas of a buffer are consecutive, so area 0 is also
- * the start of n * fy_shmc_cap(st, b) bytes. */
+/* Member j's area of buffer b. The n areas of a generation or half are consecutive, so area 0
+ * is also the start of n * fy_shmc_cap(st, b) bytes; not so for the inline buffers (one in
+ * each flag line). */
 static inline unsigned char *fy_shmc_area(const fy_shmc_t *st, int b, int j)
 {
+    if (b >= FY_SHMC_INL0)
+        return st->flag[j].inl[b - FY_SHMC_INL0];
     if (b >= FY_SHMC_HALF0)
         return st->halves + ((size_t)(b - FY_SHMC_HALF0) * (size_t)st->n + (size_t)j) * st->area;
     return st->small + ((size_t)b * (size_t)st->n + (size_t)j) * st->small_area;
 }
 static inline size_t fy_shmc_cap(const fy_shmc_t *st, int b)
 {
-    return b >= FY_SHMC_HALF0 ? st->area : st->small_area;
+    return b >= FY_SHMC_INL0 ? FY_SHMC_INLINE : b >= FY_SHMC_HALF0 ? st->area : st->small_area;
 }
 /* Publishes the next phase and rings the other members' doorbells. */
 void fy_shmc_publish(fy_shmc_t *st, const fy_comm_t *c);
