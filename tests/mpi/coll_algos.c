@@ -157,11 +157,20 @@ static void holes(const ty_t *t, const int *buf, long nelem, const char *what)
         }                                                                                          \
     } while (0)
 #define REPS(mode) ((mode) == PERSIST ? 2 : 1)
+/* Known deviation, MPICH 4.0: freeing a persistent collective on a derived datatype fails an
+ * assertion on the type's reference count (as in coll_cases.h); there the requests are left. */
 #define FREE(mode, req)                                                                            \
     do {                                                                                           \
-        if ((mode) == PERSIST)                                                                     \
+        if ((mode) == PERSIST && !mt_is_mpich40())                                                 \
             MPI_OK(MPI_Request_free(&(req)));                                                      \
     } while (0)
+
+/* Known deviation, MPICH 4.0: a persistent Gather, Scatter or Allgather (not the v forms)
+ * started again delivers the data of the first start or fails (as in coll_cases.h). */
+static int mpich_persist_bug(int mode, int v)
+{
+    return mode == PERSIST && !v && mt_is_mpich40();
+}
 
 static char what[200];
 #define WHAT(...) snprintf(what, sizeof what, __VA_ARGS__)
@@ -188,6 +197,10 @@ static void t_allreduce(const ty_t *t, long n, int inplace, int mode)
 
 static void t_reduce(const ty_t *t, long n, int root, int inplace, int mode)
 {
+    /* Known deviation, MPICH 4.0: MPI_Reduce with MPI_IN_PLACE at a root other than 0 crashes
+     * from about 3 KB (as in coll_inplace.c and coll_cases.h). */
+    if (inplace && root != 0 && n * t->w * 4 > 2000 && mt_is_mpich40())
+        return;
     int *sb = ints(n, t), *rb = ints(n, t);
     MPI_Request req = MPI_REQUEST_NULL;
     const void *s = inplace && me == root ? MPI_IN_PLACE : sb;
@@ -245,6 +258,8 @@ static void vlayout(long n, int *cnt, int *dsp, long *total)
 
 static void t_allgather(const ty_t *t, long n, int v, int inplace, int mode)
 {
+    if (mpich_persist_bug(mode, v))
+        return;
     int cnt[16], dsp[16];
     long total = p * n;
     if (v)
@@ -359,6 +374,8 @@ static void t_reduce_scatter(const ty_t *t, long n, int v, int inplace, int mode
 /* Gather(v) to root, then Scatter(v) of the same layout back. */
 static void t_gather_scatter(const ty_t *t, long n, int v, int root, int inplace, int mode)
 {
+    if (mpich_persist_bug(mode, v))
+        return;
     int cnt[16], dsp[16];
     long total = p * n;
     if (v)
