@@ -8,8 +8,16 @@
 #include "fy_coll.h"
 #include "fy_err.h"
 #include "fy_p2p.h"
+#include "fy_runtime.h"
 #include "fy_shmcoll.h"
 #include "shm_slot.h"
+
+static inline void fy_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
 
 /* Private tag of the slot number's message, on the collective context, apart from the
  * collectives' own tags. */
@@ -165,6 +173,13 @@ static bool reached(void *arg)
 void fy_shmc_wait(fy_shmc_t *st, int lo, int hi, uint64_t s)
 {
     wait_t w = {st->flag, lo, hi, s};
+    /* The flags usually come within a cache-line transfer or two: poll them alone for a
+     * moment before the general wait, whose every pass also polls point-to-point (a few
+     * times longer than a flag). Not when ranks outnumber cores: there the core belongs to
+     * whoever has not yet arrived. */
+    if (!fy_rt.spin_yield)
+        for (int i = 0; i < 200 && !reached(&w); i++)
+            fy_cpu_relax();
     if (!reached(&w))
         fy_wait_until(reached, &w);
 }
