@@ -270,7 +270,7 @@ static int contents(const char *fn, MPI_Datatype datatype, MPI_Count max_i, MPI_
         memcpy(ints, f->ints, (size_t)f->nints * sizeof *ints);
     if (f->naints)
         memcpy(aints, f->aints, (size_t)f->naints * sizeof *aints);
-    if (f->ncounts)
+    if (f->ncounts && counts) /* counts is NULL only where ncounts is 0 (checked above) */
         memcpy(counts, f->counts, (size_t)f->ncounts * sizeof *counts);
     /* Derived types come back as new handles the caller frees; predefined ones as
      * themselves. Each is a fresh duplicate, so freeing it leaves ours intact. */

@@ -515,8 +515,9 @@ int fy_sched_start(fy_sched_t *s, bool persistent, fy_req_t **req_p)
 {
     fy_req_t *r = s->failed ? NULL : fy_req_alloc(FY_REQ_COLL);
     if (!r) {
+        const char *fn = s->fn;
         destroy(s);
-        return fy_err_set(MPI_ERR_NO_MEM, "%s: out of memory for a schedule", s->fn);
+        return fy_err_set(MPI_ERR_NO_MEM, "%s: out of memory for a schedule", fn);
     }
     r->comm = s->comm;
     r->sched = s;
@@ -539,7 +540,7 @@ int fy_sched_restart(fy_req_t *r)
 
 int fy_sched_run(fy_sched_t *s)
 {
-    fy_req_t *r;
+    fy_req_t *r = NULL; /* set on success (an -O3 build cannot tell) */
     int rc = fy_sched_start(s, false, &r);
     if (rc != MPI_SUCCESS)
         return rc;
