@@ -7,10 +7,12 @@
 # Starts a 3-rank job in the background running script $1; waits until every rank is ready.
 start_job() {
     rm -f "$T/out" "$T/err"
-    # A background command of a script starts with SIGINT ignored; undo that, as an
-    # interactive shell would have.
+    # A background command of a script starts with SIGINT ignored, and under nohup SIGHUP
+    # is ignored too (a signal ignored on entry cannot be trapped by the ranks' shells, and
+    # never reaches mpiexec); undo that, as an interactive shell would have.
     python3 -c 'import os, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_DFL)
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
 os.execv(sys.argv[1], sys.argv[1:])' "$MPIEXEC" -n 3 sh -c "$1" >"$T/out" 2>"$T/err" </dev/null &
     JOB=$!
     i=0
