@@ -13,6 +13,7 @@
  * the rooted ones at small counts, uneven v-counts with gaps, on MPI_COMM_WORLD and on a
  * communicator in reversed rank order. */
 #include "mpitest.h"
+#include "coll_ops.h"
 
 enum { T_INT, T_VEC, T_AFF, NT };
 enum { BLOCK, NB, PERSIST, NMODES };
@@ -31,29 +32,6 @@ static ty_t types[NT];
 static MPI_Comm comm;
 static int me, p;
 static const int HOLE = -7, FRESH = -3;
-
-static void affine_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    const unsigned *a = in;
-    unsigned *b = inout;
-    for (int k = 0; k < *len; k++) {
-        unsigned m1 = a[2 * k], c1 = a[2 * k + 1], m2 = b[2 * k], c2 = b[2 * k + 1];
-        b[2 * k] = m2 * m1;
-        b[2 * k + 1] = m2 * c1 + c2;
-    }
-}
-
-static void vsum_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    const int *a = in;
-    int *b = inout;
-    for (int k = 0; k < *len; k++) {
-        b[4 * k] += a[4 * k];
-        b[4 * k + 3] += a[4 * k + 3];
-    }
-}
 
 /* Payload j of element `key` contributed by rank r in repetition `seed`. Affine factors are odd
  * so products never collapse to 0 and every order of combination gives a different answer. */

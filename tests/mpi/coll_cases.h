@@ -13,6 +13,7 @@
 #define COLL_CASES_H
 
 #include "mpitest.h"
+#include "coll_ops.h"
 
 enum { M_NB, M_PERSIST };
 static int cc_mode;   /* M_NB or M_PERSIST */
@@ -32,32 +33,6 @@ typedef struct {
 enum { T_INT, T_DOUBLE, T_VEC, T_AFFINE, NTYPES };
 static ty_t cc_types[NTYPES];
 static MPI_Datatype cc_vec;
-
-/* x -> m x + c; `in` holds the lower ranks: result = inout o in (apply in first). */
-static void affine_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    const unsigned *a = in;
-    unsigned *b = inout;
-    for (int k = 0; k < *len; k++) {
-        unsigned m1 = a[2 * k], c1 = a[2 * k + 1], m2 = b[2 * k], c2 = b[2 * k + 1];
-        b[2 * k] = m2 * m1;
-        b[2 * k + 1] = m2 * c1 + c2;
-    }
-}
-
-/* A commutative user sum over the vector type, reading its two ints per element through the
- * holes (predefined operators on derived types are not required by the standard). */
-static void vsum_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    const int *a = in;
-    int *b = inout;
-    for (int k = 0; k < *len; k++) {
-        b[4 * k] += a[4 * k];
-        b[4 * k + 3] += a[4 * k + 3];
-    }
-}
 
 static void cc_setup(MPI_Comm comm)
 {

@@ -17,6 +17,7 @@
  * (MPI_ERR_BUFFER), Scan and Exscan (MPI_ERR_COMM), a bad root (MPI_ERR_ROOT), each in the three
  * forms. FY_TEST_THREAD_LEVEL=multiple runs it all under MPI_THREAD_MULTIPLE. */
 #include "mpitest.h"
+#include "coll_ops.h"
 
 enum { MB, MNB, MP, NMODES };
 static const char *mode_name[NMODES] = {"blocking", "nonblocking", "persistent"};
@@ -446,29 +447,6 @@ enum { R_INT, R_VEC, R_AFF, NRED };
 static const char *red_name[NRED] = {"int+sum", "vector+usersum", "affine (non-commutative)"};
 static MPI_Datatype aff_t;
 static MPI_Op vsum_op, aff_op;
-
-static void affine_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    const unsigned *a = in; /* the lower ranks: applied first */
-    unsigned *b = inout;
-    for (int k = 0; k < *len; k++) {
-        unsigned m1 = a[2 * k], c1 = a[2 * k + 1], m2 = b[2 * k], c2 = b[2 * k + 1];
-        b[2 * k] = m2 * m1;
-        b[2 * k + 1] = m2 * c1 + c2;
-    }
-}
-
-static void vsum_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    const int *a = in;
-    int *b = inout;
-    for (int k = 0; k < *len; k++) {
-        b[4 * k] += a[4 * k];
-        b[4 * k + 3] += a[4 * k + 3];
-    }
-}
 
 typedef struct {
     MPI_Datatype t;
