@@ -25,7 +25,10 @@ for f in $(cat "$T/out"); do
     [ -e "$f" ] && fail "$f left behind after a clean job" && rm -f "$f"
 done
 
-# mpiexec killed outright: the group leader it leaves behind still cleans up.
+# mpiexec killed outright: the group leader it leaves behind still cleans up. The output file
+# is emptied here, not by the background job's redirection, which runs in the forked child
+# and may come after the first poll below (which would then count the clean job's lines).
+: >"$T/out"
 "$MPIEXEC" -n 2 "$PMI_PROG" shm wait >"$T/out" 2>"$T/err" </dev/null &
 job=$!
 i=0
@@ -33,7 +36,9 @@ while [ "$(grep -c '^/dev/shm/fy-' "$T/out")" != 2 ] && [ $i -lt 100 ]; do
     sleep 0.1
     i=$((i + 1))
 done
-expect_eq "segments reported before SIGKILL" 2 "$(grep -c '^/dev/shm/fy-' "$T/out")"
+n=$(grep -c '^/dev/shm/fy-' "$T/out")
+expect_eq "segments reported before SIGKILL (after ${i} polls)" 2 "$n"
+[ "$n" = 2 ] || { echo "--- out:"; cat "$T/out"; echo "--- err:"; cat "$T/err"; }
 kill -KILL $job
 wait $job 2>/dev/null
 sleep 0.5
