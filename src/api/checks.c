@@ -8,6 +8,16 @@
 
 int fy_api_check_init(const char *fn)
 {
+    if (__builtin_expect(fy_rt.up, 1))
+        return MPI_SUCCESS;
+    if (fy_rt.shut)
+        return fy_err_set(MPI_ERR_OTHER, "%s: called after MPI_Finalize (and every session's end)",
+                          fn);
+    return fy_err_set(MPI_ERR_OTHER, "%s: called before MPI_Init or MPI_Session_init", fn);
+}
+
+int fy_api_check_world(const char *fn)
+{
     if (!fy_rt.initialized)
         return fy_err_set(MPI_ERR_OTHER, "%s: called before MPI_Init", fn);
     if (fy_rt.finalized)
@@ -21,6 +31,12 @@ int fy_api_comm(const char *fn, MPI_Comm h, fy_comm_t **c_p)
     if (rc != MPI_SUCCESS)
         return rc;
     fy_comm_t *c = fy_comm_get(h);
+    if (c && c->cid < 2 && (!fy_rt.initialized || fy_rt.finalized))
+        return fy_err_set(MPI_ERR_COMM,
+                          "%s: %s is usable only between MPI_Init and MPI_Finalize (this "
+                          "process %s)",
+                          fn, h == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF",
+                          fy_rt.finalized ? "called MPI_Finalize" : "uses sessions only");
     if (!c) {
         if (h == MPI_COMM_NULL)
             return fy_err_set(MPI_ERR_COMM, "%s: invalid communicator MPI_COMM_NULL", fn);

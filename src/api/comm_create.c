@@ -158,7 +158,8 @@ int fy_api_comm_from_group(const char *fn, MPI_Group group, const char *stringta
     int rc = MPI_SUCCESS;
     if (!stringtag)
         rc = fy_err_set(MPI_ERR_ARG, "%s: stringtag is NULL", fn);
-    if (rc == MPI_SUCCESS && errhandler != MPI_ERRHANDLER_NULL && !fy_errhandler_get(errhandler))
+    if (rc == MPI_SUCCESS && errhandler != MPI_ERRHANDLER_NULL &&
+        !fy_errhandler_fits(errhandler, FY_EH_COMM))
         rc = fy_err_set(MPI_ERR_ARG, "%s: invalid errhandler 0x%x", fn, (unsigned)errhandler);
     fy_lock();
     fy_group_t *g = rc == MPI_SUCCESS ? fy_group_get(group) : NULL;

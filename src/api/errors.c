@@ -122,8 +122,9 @@ static int set_errhandler(const char *fn, MPI_Comm comm, MPI_Errhandler errhandl
     int rc = fy_api_comm(fn, comm, &c);
     if (rc != MPI_SUCCESS)
         return fy_err_raise_comm(comm, rc);
-    if (!fy_errhandler_get(errhandler)) {
-        fy_err_set(MPI_ERR_ARG, "%s: invalid errhandler 0x%x", fn, (unsigned)errhandler);
+    if (!fy_errhandler_fits(errhandler, FY_EH_COMM)) {
+        fy_err_set(MPI_ERR_ARG, "%s: invalid errhandler 0x%x (not a communicator's)", fn,
+                   (unsigned)errhandler);
         return fy_err_raise_comm(comm, MPI_ERR_ARG);
     }
     fy_lock();

@@ -16,6 +16,14 @@
 
 /* Every entry point that needs the library running starts with this. */
 int fy_api_check_init(const char *fn);
+/* The world model is live: between MPI_Init and MPI_Finalize. */
+int fy_api_check_world(const char *fn);
+
+/* The library runs while the world model or a session uses it (api/runtime.c). join: the first
+ * user starts every layer (a failure there ends the job); MPI_ERR_OTHER with the message set
+ * when the library has already shut down. leave: the last user stops every layer. */
+int fy_api_runtime_join(const char *fn, int required);
+void fy_api_runtime_leave(void);
 
 int fy_api_comm(const char *fn, MPI_Comm h, fy_comm_t **c_p);
 /* A valid datatype handle that may be used for communication (committed). */

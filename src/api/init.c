@@ -7,8 +7,6 @@
 #include "fy_api.h"
 #include "fy_attr.h"
 #include "fy_coll.h"
-#include "fy_init.h"
-#include "fy_p2p.h"
 #include "fy_pmi.h"
 
 static int do_init(const char *fn, int required, int *provided)
@@ -18,9 +16,12 @@ static int do_init(const char *fn, int required, int *provided)
                    fy_rt.finalized ? "finalized" : "initialized");
         return fy_err_raise_comm(MPI_COMM_NULL, MPI_ERR_OTHER);
     }
-    int rc = fy_init(required, provided);
+    int rc = fy_api_runtime_join(fn, required);
     if (rc != MPI_SUCCESS)
-        fy_fatal(rc, fy_err_last_message());
+        fy_fatal(rc, fy_err_last_message()); /* MPI_Init has no handler to return through */
+    fy_rt.initialized = true;
+    if (provided)
+        *provided = fy_rt.thread_level;
     return MPI_SUCCESS;
 }
 
@@ -38,33 +39,25 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     return do_init("MPI_Init_thread", required, provided);
 }
 
-static bool no_pending(void *arg)
-{
-    (void)arg;
-    extern int fy_pending_total;
-    return fy_pending_total == 0;
-}
-
 int PMPI_Finalize(void)
 {
-    int rc = fy_api_check_init("MPI_Finalize");
+    int rc = fy_api_check_world("MPI_Finalize");
     if (rc != MPI_SUCCESS)
         return fy_err_raise_comm(MPI_COMM_WORLD, rc);
     fy_lock();
     /* The standard's hook for libraries: attributes on MPI_COMM_SELF are deleted first,
      * newest first, while MPI is still fully usable. */
     fy_attr_delete_all(fy_comm_get(MPI_COMM_SELF));
-    /* Queued control records (FIN, ACK) may be what a peer still waits for. */
-    fy_wait_until(no_pending, NULL);
-    /* Collectives whose requests were freed still run (MPI_Request_free): let them finish. */
-    fy_sched_fini();
     rc = fy_barrier(fy_comm_get(MPI_COMM_WORLD));
-    fy_coll_fini();
-    fy_finalize();
+    fy_rt.finalized = true;
     fy_unlock();
+    /* Sessions still live keep the library running; the last user stops it. */
+    fy_api_runtime_leave();
     return rc;
 }
 
+/* Both describe the world model alone (MPI-4.1 11.2.1): sessions do not make MPI
+ * "initialized", nor does their end make it "finalized". */
 int PMPI_Initialized(int *flag)
 {
     *flag = fy_rt.initialized;

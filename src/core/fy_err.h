@@ -43,6 +43,9 @@ const char *fy_err_class_text(int cls);
 /* Writes "MPI_x: MPI_ERR_UNSUPPORTED_OPERATION" message and raises on comm. */
 int fy_err_unsupported(const char *fn, MPI_Comm comm);
 
+/* What a fatal handler does with `code`: prints its message and ends the job. */
+_Noreturn void fy_err_fatal_code(int code);
+
 /* Ends the job: message on stderr, then the launcher is told to stop all ranks. */
 _Noreturn void fy_fatal(int code, const char *msg);
 

@@ -4,10 +4,10 @@
 #include "fy_handle.h"
 
 static fy_errhandler_t builtin[4] = {
-    {MPI_ERRORS_ARE_FATAL, NULL, 1},
-    {MPI_ERRORS_RETURN, NULL, 1},
-    {MPIR_ERRORS_THROW_EXCEPTIONS, NULL, 1},
-    {MPI_ERRORS_ABORT, NULL, 1},
+    {MPI_ERRORS_ARE_FATAL, NULL, FY_EH_COMM, 1},
+    {MPI_ERRORS_RETURN, NULL, FY_EH_COMM, 1},
+    {MPIR_ERRORS_THROW_EXCEPTIONS, NULL, FY_EH_COMM, 1},
+    {MPI_ERRORS_ABORT, NULL, FY_EH_COMM, 1},
 };
 static fy_errhandler_t **table;
 static unsigned used, cap;
@@ -26,6 +26,17 @@ fy_errhandler_t *fy_errhandler_get(MPI_Errhandler h)
 
 int fy_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *h_p)
 {
+    return fy_errhandler_create_for(FY_EH_COMM, (void (*)(void))fn, h_p);
+}
+
+int fy_errhandler_fits(MPI_Errhandler h, int obj)
+{
+    fy_errhandler_t *e = fy_errhandler_get(h);
+    return e && (!e->fn || e->obj == obj);
+}
+
+int fy_errhandler_create_for(int obj, void (*fn)(void), MPI_Errhandler *h_p)
+{
     if (used == cap) {
         unsigned ncap = cap ? cap * 2 : 16;
         fy_errhandler_t **t = realloc(table, ncap * sizeof *t);
@@ -38,7 +49,8 @@ int fy_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *h_p)
     if (!e)
         return MPI_ERR_NO_MEM;
     e->handle = fy_handle_make(FY_HKIND_DIRECT, FY_HCLASS_ERRHANDLER, used);
-    e->fn = fn;
+    e->fn = (MPI_Comm_errhandler_function *)fn;
+    e->obj = obj;
     e->refs = 1;
     table[used++] = e;
     *h_p = e->handle;

@@ -323,6 +323,11 @@ int fy_err_invoke_comm(MPI_Comm comm, int code)
         e->fn(&h, &code);
         return code;
     }
+    fy_err_fatal_code(code);
+}
+
+_Noreturn void fy_err_fatal_code(int code)
+{
     /* MPI_ERRORS_ARE_FATAL or MPI_ERRORS_ABORT: the exit status is the class, or
      * MPI_ERR_OTHER for a user class (its value does not fit an exit status). */
     char msg[MPI_MAX_ERROR_STRING + 64];

@@ -1,4 +1,6 @@
-/* Starting and stopping the library: the process manager, the transports, the world. */
+/* The core's part of starting and stopping the library: the runtime record, the process
+ * manager connection, and the core's own tables. The order in which the layers start and stop
+ * is decided by the API layer (api/runtime.c), so no layer below calls up. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,18 +10,13 @@
 
 #include "fy_attr.h"
 #include "fy_comm.h"
-#include "fy_dtype.h"
 #include "fy_err.h"
 #include "fy_errhandler.h"
 #include "fy_group.h"
 #include "fy_init.h"
-#include "fy_op.h"
-#include "fy_p2p.h"
 #include "fy_pmi.h"
 #include "fy_request.h"
 #include "fy_runtime.h"
-#include "fy_select.h"
-#include "fy_xport.h"
 
 /* Recursive: attribute and error-handler callbacks may call MPI while the lock is held. */
 fy_runtime_t fy_rt = {.lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP};
@@ -40,7 +37,7 @@ long fy_env_size(const char *name, long dflt)
     return v;
 }
 
-int fy_init(int required, int *provided)
+int fy_core_init(int required)
 {
     fy_rt.thread_level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
                          : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
@@ -56,40 +53,26 @@ int fy_init(int required, int *provided)
     fy_rt.hostname[sizeof fy_rt.hostname - 1] = '\0';
 
     if (fy_pmi_init(&fy_rt.pmi) != 0)
-        return fy_err_set(MPI_ERR_OTHER, "MPI_Init: cannot reach the process manager: %s",
+        return fy_err_set(MPI_ERR_OTHER, "cannot reach the process manager: %s",
                           fy_pmi_last_error());
     fy_rt.rank = fy_pmi_rank(fy_rt.pmi);
     fy_rt.size = fy_pmi_size(fy_rt.pmi);
     fy_rt.appnum = fy_pmi_appnum(fy_rt.pmi);
     snprintf(fy_rt.kvsname, sizeof fy_rt.kvsname, "%s", fy_pmi_kvsname(fy_rt.pmi));
-
-    int rc = fy_select_init(); /* FERRY_COLL_<NAME>: a wrong name stops here, before any work */
-    if (rc == MPI_SUCCESS && fy_rt.size > 1)
-        rc = fy_shm_init(fy_rt.pmi, fy_rt.rank, fy_rt.size);
-    if (rc == MPI_SUCCESS)
-        rc = fy_p2p_init();
-    if (rc == MPI_SUCCESS)
-        rc = fy_comm_init();
-    if (rc != MPI_SUCCESS)
-        return rc;
-    fy_rt.initialized = true;
-    if (provided)
-        *provided = fy_rt.thread_level;
     return MPI_SUCCESS;
 }
 
-void fy_finalize(void)
+void fy_core_fini(void)
 {
-    fy_rt.finalized = true;
-    fy_p2p_fini();
     fy_comm_fini();
     fy_group_fini();
-    fy_dtype_fini();
-    fy_op_fini();
     fy_errhandler_fini();
     fy_keyval_fini();
     fy_req_pool_fini();
-    fy_shm_fini();
+}
+
+void fy_core_pmi_fini(void)
+{
     if (fy_rt.pmi)
         fy_pmi_finalize(fy_rt.pmi);
     fy_rt.pmi = NULL;

@@ -16,7 +16,10 @@ typedef struct fy_runtime {
     int rank, size; /* in MPI_COMM_WORLD */
     int appnum;
     int thread_level;
-    bool initialized, finalized;
+    bool initialized, finalized; /* the world model: MPI_Init and MPI_Finalize were called */
+    bool up;                     /* the library runs: world or at least one session is live */
+    bool shut;                   /* it ran and was shut down: it cannot start again */
+    int users;                   /* the world model (while live) plus every live session */
     bool locking; /* true under MPI_THREAD_MULTIPLE */
     pthread_t main_thread;
     pthread_mutex_t lock;

@@ -15,6 +15,9 @@
 
 int fy_p2p_init(void);
 void fy_p2p_fini(void);
+/* The process went to MPI_THREAD_MULTIPLE after fy_p2p_init (a session asked for it): a
+ * completion wakes the threads sleeping in a wait from then on. */
+void fy_p2p_threads_on(void);
 
 /* Start an operation described by r's user fields (buf, count, dt, peer, tag, comm, ctx,
  * mode). Return an MPI error class after fy_err_set, or MPI_SUCCESS. */

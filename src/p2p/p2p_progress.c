@@ -84,6 +84,11 @@ int fy_p2p_init(void)
     return MPI_SUCCESS;
 }
 
+void fy_p2p_threads_on(void)
+{
+    fy_req_wake_hook = fy_shm_wake_self;
+}
+
 void fy_p2p_fini(void)
 {
     fy_p2p_recv_fini();

@@ -1,0 +1,113 @@
+/* Starting and stopping the library, for the world model and for sessions alike.
+ *
+ * The library runs while anything uses it: the world model (MPI_Init to MPI_Finalize) and each
+ * live session count as one user each. The first user brings every layer up, in order from the
+ * bottom (process manager, collective selection, shared memory, point-to-point, core tables);
+ * the last one takes them down in the reverse order. Only this file knows the order, so no layer
+ * calls up into another. Once down, the library cannot start again in this process: the job's
+ * shared-memory segment was unlinked after everyone mapped it, and the process manager was told
+ * this process is done. */
+#include <stdio.h>
+
+#include "fy_api.h"
+#include "fy_coll.h"
+#include "fy_dtype.h"
+#include "fy_init.h"
+#include "fy_op.h"
+#include "fy_p2p.h"
+#include "fy_sched.h"
+#include "fy_select.h"
+#include "fy_session.h"
+#include "fy_xport.h"
+
+extern int fy_pending_total;
+
+static int layers_up(int required)
+{
+    int rc = fy_core_init(required);
+    if (rc == MPI_SUCCESS)
+        rc = fy_select_init(); /* FERRY_COLL_<NAME>: a wrong name stops here, before any work */
+    if (rc == MPI_SUCCESS && fy_rt.size > 1)
+        rc = fy_shm_init(fy_rt.pmi, fy_rt.rank, fy_rt.size);
+    if (rc == MPI_SUCCESS)
+        rc = fy_p2p_init();
+    if (rc == MPI_SUCCESS)
+        rc = fy_comm_init();
+    return rc;
+}
+
+static bool no_pending(void *arg)
+{
+    (void)arg;
+    return fy_pending_total == 0;
+}
+
+static void layers_down(void)
+{
+    /* Queued control records (FIN, ACK) may be what a peer still waits for. */
+    fy_wait_until(no_pending, NULL);
+    /* Collectives whose requests were freed still run (MPI_Request_free): let them finish. */
+    fy_sched_fini();
+    fy_coll_fini();
+    fy_p2p_fini();
+    fy_session_fini();
+    fy_core_fini();
+    fy_dtype_fini();
+    fy_op_fini();
+    fy_shm_fini();
+    fy_core_pmi_fini();
+}
+
+/* Raising the thread level of a running library is safe only from MULTIPLE's point of view:
+ * the caller is inside MPI alone (it could not be otherwise at a lower level), so turning the
+ * lock on here cannot race with another thread inside MPI. It is never turned off. */
+static void raise_thread_level(int required)
+{
+    if (required > MPI_THREAD_MULTIPLE)
+        required = MPI_THREAD_MULTIPLE;
+    if (required <= fy_rt.thread_level)
+        return;
+    fy_rt.thread_level = required;
+    if (required == MPI_THREAD_MULTIPLE && !fy_rt.locking) {
+        fy_rt.locking = true;
+        fy_p2p_threads_on();
+    }
+}
+
+int fy_api_runtime_join(const char *fn, int required)
+{
+    /* Two threads may start sessions at once; the lock exists whether or not it is in use. */
+    pthread_mutex_lock(&fy_rt.lock);
+    int rc = MPI_SUCCESS;
+    if (fy_rt.shut) {
+        rc = fy_err_set(MPI_ERR_OTHER,
+                        "%s: the library already shut down in this process (MPI_Finalize or "
+                        "the last MPI_Session_finalize); Ferry cannot start it again",
+                        fn);
+    } else if (!fy_rt.up) {
+        rc = layers_up(required);
+        if (rc != MPI_SUCCESS) {
+            char msg[MPI_MAX_ERROR_STRING];
+            snprintf(msg, sizeof msg, "%s: %s", fn, fy_err_last_message());
+            fy_fatal(rc, msg); /* a half-started library cannot report errors any other way */
+        }
+        fy_rt.up = true;
+    } else {
+        raise_thread_level(required);
+    }
+    if (rc == MPI_SUCCESS)
+        fy_rt.users++;
+    pthread_mutex_unlock(&fy_rt.lock);
+    return rc;
+}
+
+void fy_api_runtime_leave(void)
+{
+    pthread_mutex_lock(&fy_rt.lock);
+    if (--fy_rt.users == 0) {
+        layers_down();
+        fy_rt.up = false;
+        fy_rt.shut = true;
+    }
+    pthread_mutex_unlock(&fy_rt.lock);
+}
