@@ -3,6 +3,7 @@
 #include "fy_coll.h"
 #include "fy_handle.h"
 #include "fy_p2p.h"
+#include "fy_part.h"
 
 #include <string.h>
 
@@ -163,6 +164,10 @@ void fy_api_request_retire(fy_req_t *r, MPI_Request *h)
 
 void fy_api_request_free(fy_req_t *r)
 {
+    if (r->kind == FY_REQ_PART) {
+        fy_part_free(r);
+        return;
+    }
     if (r->kind == FY_REQ_COLL && r->sched)
         fy_sched_free(r->sched);
     fy_req_free(r);

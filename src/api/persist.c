@@ -2,6 +2,7 @@
  * same operation again on the same request. */
 #include "fy_coll.h"
 #include "fy_p2p.h"
+#include "fy_part.h"
 #include "p2p_start.h"
 
 static int send_init(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
@@ -90,6 +91,8 @@ static int start_one(const char *fn, MPI_Request h)
         return fy_err_set(MPI_ERR_REQUEST, "%s: request 0x%x is already active", fn, (unsigned)h);
     if (r->kind == FY_REQ_COLL)
         return fy_sched_restart(r);
+    if (r->kind == FY_REQ_PART)
+        return fy_part_start(r);
     return fy_api_start(r);
 }
 

@@ -282,8 +282,8 @@ int PMPI_Request_free(MPI_Request *request)
     fy_lock();
     int rc = fy_api_request("MPI_Request_free", *request, &r);
     if (rc == MPI_SUCCESS) {
-        if (fy_req_is_done(r) || (r->persistent && !r->active))
-            fy_api_request_free(r);
+        if (fy_req_is_done(r) || (r->persistent && !r->active) || r->kind == FY_REQ_PART)
+            fy_api_request_free(r); /* a partitioned one frees itself once complete */
         else
             r->user_freed = true; /* a collective's schedule runs on and frees itself */
         *request = MPI_REQUEST_NULL;
@@ -318,11 +318,10 @@ int PMPI_Cancel(MPI_Request *request)
     fy_req_t *r = NULL;
     fy_lock();
     int rc = fy_api_request("MPI_Cancel", *request, &r);
-    if (rc == MPI_SUCCESS && r->kind == FY_REQ_COLL)
+    if (rc == MPI_SUCCESS && (r->kind == FY_REQ_COLL || r->kind == FY_REQ_PART))
         rc = fy_err_set(MPI_ERR_REQUEST,
-                        "MPI_Cancel: request 0x%x is a collective operation, which cannot be "
-                        "cancelled",
-                        (unsigned)*request);
+                        "MPI_Cancel: request 0x%x is a %s operation, which Ferry cannot cancel",
+                        (unsigned)*request, r->kind == FY_REQ_COLL ? "collective" : "partitioned");
     else if (rc == MPI_SUCCESS && r->kind == FY_REQ_RECV)
         fy_p2p_cancel_recv(r);
     else if (rc == MPI_SUCCESS)

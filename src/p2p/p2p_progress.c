@@ -8,6 +8,7 @@
 
 #include "fy_err.h"
 #include "fy_runtime.h"
+#include "fy_part.h"
 #include "p2p_internal.h"
 
 void fy_p2p_recv_fini(void);
@@ -108,6 +109,8 @@ int fy_progress(void)
     int (*hook)(void) = fy_progress_hook;
     if (hook)
         n += hook();
+    if (fy_part_nactive) /* partitioned operations in flight: one load when there are none */
+        n += fy_part_progress();
     return n;
 }
 
