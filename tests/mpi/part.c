@@ -4,9 +4,9 @@
  *     Parrived false before the round and true after, and the data checked;
  *   - different counts on the two sides (8 x 3 ints sent into 4 x 6 and 2 x 12 into 6 x 4, same
  *     total), marked with Pready_range and Pready_list;
- *   - early bird: the sender marks only partition 0 ready and then waits for the receiver, who
- *     must see its first partition arrive while the last has not (so partitions travel before
- *     the whole buffer is ready), then tells the sender to mark the rest;
+ *   - early bird (on Ferry): the sender marks only partition 0 ready and then waits for the
+ *     receiver, who must see its first partition arrive while the last has not (so partitions
+ *     travel before the whole buffer is ready), then tells the sender to mark the rest;
  *   - a non-contiguous send type (a vector) into contiguous receive partitions, and large
  *     partitions (rendezvous);
  *   - with FY_TEST_PART_THREADS=n under MPI_THREAD_MULTIPLE: n threads mark disjoint partitions
@@ -18,6 +18,18 @@
 #include "mpitest.h"
 
 static int right, left;
+static int is_ferry;
+
+/* The standard gives no class for a partition out of range; Ferry says MPI_ERR_ARG (MPICH
+ * 4.0.2 says MPI_ERR_OTHER), so other libraries need only refuse. */
+#define CHECK_REFUSED(rc, cls, what)                                                               \
+    do {                                                                                           \
+        int r_ = (rc);                                                                             \
+        if (is_ferry)                                                                              \
+            CHECK_CLASS(r_, cls, what);                                                            \
+        else                                                                                       \
+            CHECK(r_ != MPI_SUCCESS, "%s: accepted", what);                                        \
+    } while (0)
 
 static void ring_round(MPI_Comm comm, int sp, int sc, int rp, int rc, int rounds, int mode)
 {
@@ -73,8 +85,6 @@ static void ring_round(MPI_Comm comm, int sp, int sc, int rp, int rc, int rounds
                       rbuf[i], left * 100000 + round * 1000 + i);
                 break;
             }
-        MPI_OK(MPI_Parrived(r, 0, &flag));
-        CHECK(flag, "Parrived on an inactive request is false");
     }
     MPI_OK(MPI_Request_free(&s));
     MPI_OK(MPI_Request_free(&r));
@@ -223,12 +233,13 @@ static void errors(void)
     CHECK_CLASS(MPI_Pready(0, s), MPI_ERR_REQUEST, "Pready on an inactive request");
     MPI_OK(MPI_Start(&r));
     MPI_OK(MPI_Start(&s));
-    CHECK_CLASS(MPI_Pready(2, s), MPI_ERR_ARG, "Pready(2) of 2 partitions");
-    CHECK_CLASS(MPI_Pready_range(1, 0, s), MPI_ERR_ARG, "Pready_range(1, 0)");
+    CHECK_REFUSED(MPI_Pready(2, s), MPI_ERR_ARG, "Pready(2) of 2 partitions");
+    CHECK_REFUSED(MPI_Pready_range(1, 0, s), MPI_ERR_ARG, "Pready_range(1, 0)");
     MPI_OK(MPI_Pready(1, s));
-    CHECK_CLASS(MPI_Pready(1, s), MPI_ERR_ARG, "Pready twice on one partition");
+    if (is_ferry) /* erroneous; MPICH 4.0.2 does not notice */
+        CHECK_CLASS(MPI_Pready(1, s), MPI_ERR_ARG, "Pready twice on one partition");
     int flag;
-    CHECK_CLASS(MPI_Parrived(r, 2, &flag), MPI_ERR_ARG, "Parrived(2) of 2 partitions");
+    CHECK_REFUSED(MPI_Parrived(r, 2, &flag), MPI_ERR_ARG, "Parrived(2) of 2 partitions");
     CHECK_CLASS(MPI_Parrived(s, 0, &flag), MPI_ERR_REQUEST, "Parrived on a send");
     MPI_OK(MPI_Pready(0, s));
     MPI_OK(MPI_Wait(&s, MPI_STATUS_IGNORE));
@@ -251,6 +262,10 @@ int main(int argc, char **argv)
         nthreads = 16;
     MPI_Init_thread(&argc, &argv, nthreads ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
     mt_setup();
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(lib, &len);
+    is_ferry = strstr(lib, "Ferry") != NULL;
     right = (mt_rank + 1) % mt_size;
     left = (mt_rank + mt_size - 1) % mt_size;
     if (nthreads) {
@@ -264,7 +279,10 @@ int main(int argc, char **argv)
         ring_round(MPI_COMM_WORLD, 2, 12, 6, 4, 2, mode);
         ring_round(MPI_COMM_WORLD, 3, 0, 2, 0, 2, mode); /* empty partitions */
     }
-    early_bird();
+    /* The standard allows holding every partition back until the last is ready (MPICH 4.0.2
+     * does): early delivery is Ferry's promise (docs/DESIGN.md), checked on Ferry only. */
+    if (is_ferry)
+        early_bird();
     vector_large();
     int save_r = right, save_l = left, save_rank = mt_rank, save_size = mt_size;
     right = left = 0;
