@@ -95,6 +95,10 @@ static MPI_Comm comm_from(MPI_Session s, const char *pset, const char *tag, int 
 
 static void check_errhandlers(MPI_Session s)
 {
+    /* Known deviation, MPICH 4.0: setting a user handler on a session fails an assertion, and
+     * errors in calls on a session end the job whatever handler the session has. */
+    if (mt_is_mpich40())
+        return;
     MPI_Errhandler eh, got;
     MPI_OK(MPI_Session_create_errhandler(session_handler, &eh));
     MPI_OK(MPI_Session_set_errhandler(s, eh));
@@ -263,10 +267,14 @@ int main(int argc, char **argv)
     finish_on(cs);
     MPI_Comm_free(&cs);
     MPI_OK(MPI_Session_finalize(&s));
-    /* The library has stopped: Ferry cannot start it again (tests/README.md says why). */
-    MPI_Session u = MPI_SESSION_NULL;
-    int rc = MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &u);
-    if (rc == MPI_SUCCESS)
-        MPI_Session_finalize(&u);
+    /* The library has stopped. MPI-4.1 lets a new session start it again; Ferry refuses with
+     * an error (tests/README.md says why): either way, no crash and no hang. Known deviation,
+     * MPICH 4.0: this MPI_Session_init crashes (SIGSEGV). */
+    if (!mt_is_mpich40()) {
+        MPI_Session u = MPI_SESSION_NULL;
+        int rc = MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &u);
+        if (rc == MPI_SUCCESS)
+            MPI_Session_finalize(&u);
+    }
     return 0;
 }
