@@ -12,7 +12,7 @@
  *   - with FY_TEST_PART_THREADS=n under MPI_THREAD_MULTIPLE: n threads mark disjoint partitions
  *     ready at the same time;
  *   - MPI_COMM_SELF to itself; errors (Pready on an inactive request or twice, Parrived out of
- *     range, a wildcard source) return the right classes. */
+ *     range, a wildcard source, sides whose sizes differ) return the right classes. */
 #include <pthread.h>
 
 #include "mpitest.h"
@@ -246,6 +246,20 @@ static void errors(void)
     MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     MPI_Request_free(&s);
     MPI_Request_free(&r);
+    if (is_ferry) { /* sizes that differ: erroneous; Ferry reports it and does not hang */
+        int big[6] = {1, 2, 3, 4, 5, 6}, small[4] = {0};
+        MPI_OK(MPI_Psend_init(big, 2, 3, MPI_INT, 0, 4, MPI_COMM_SELF, MPI_INFO_NULL, &s));
+        MPI_OK(MPI_Precv_init(small, 2, 2, MPI_INT, 0, 4, MPI_COMM_SELF, MPI_INFO_NULL, &r));
+        MPI_OK(MPI_Start(&r));
+        MPI_OK(MPI_Start(&s));
+        MPI_OK(MPI_Pready_range(0, 1, s));
+        CHECK_CLASS(MPI_Wait(&s, MPI_STATUS_IGNORE), MPI_ERR_TRUNCATE, "send of 24 bytes into 16");
+        MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        CHECK(small[0] == 1 && small[3] == 4, "the first 16 bytes arrive: %d %d", small[0],
+              small[3]);
+        MPI_Request_free(&s);
+        MPI_Request_free(&r);
+    }
     MPI_Request x = MPI_REQUEST_NULL;
     CHECK_CLASS(MPI_Precv_init(buf, 2, 2, MPI_INT, MPI_ANY_SOURCE, 3, MPI_COMM_SELF,
                                MPI_INFO_NULL, &x),
