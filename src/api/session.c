@@ -31,11 +31,13 @@ static int hinted_level(const fy_info_t *hints)
     return -2;
 }
 
-/* A live session (no lock needed: the table changes only in init and finalize, which the
- * standard does not let run on the same session as another call). */
+/* A live session. The lookup takes the lock: another thread's MPI_Session_init may grow the
+ * table meanwhile. */
 static int session_arg(const char *fn, MPI_Session h, fy_session_t **s_p)
 {
+    fy_lock();
     fy_session_t *s = fy_rt.up ? fy_session_get(h) : NULL;
+    fy_unlock();
     if (s) {
         *s_p = s;
         return MPI_SUCCESS;
@@ -52,6 +54,22 @@ static int raise(MPI_Session h, int rc)
     if (rc == MPI_SUCCESS)
         return rc;
     return fy_err_raise_session(rc == MPI_ERR_SESSION ? MPI_SESSION_NULL : h, rc);
+}
+
+/* An error of MPI_Session_init goes to the handler it was given, the session's to be (a user
+ * function gets MPI_SESSION_NULL); an unusable handler is fatal. */
+static int init_error(MPI_Errhandler errhandler, int rc)
+{
+    int code = fy_err_code_for_message(rc);
+    if (errhandler == MPI_ERRORS_RETURN)
+        return code;
+    fy_errhandler_t *e = fy_errhandler_get(errhandler);
+    if (e && e->fn && e->obj == FY_EH_SESSION) {
+        MPI_Session none = MPI_SESSION_NULL;
+        ((MPI_Session_errhandler_function *)(void (*)(void))e->fn)(&none, &code);
+        return code;
+    }
+    fy_err_fatal_code(code);
 }
 
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
@@ -75,26 +93,13 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
                         "%s: thread_level \"%s\" is not one of MPI_THREAD_SINGLE, _FUNNELED, "
                         "_SERIALIZED, _MULTIPLE",
                         fn, given->kv[fy_info_find(given, "thread_level")].value);
-    /* Until the session exists its handler is the one given (the standard's choice for errors
-     * raised by MPI_Session_init); a user function gets MPI_SESSION_NULL. */
-    if (rc != MPI_SUCCESS) {
-        int code = fy_err_code_for_message(rc);
-        if (errhandler == MPI_ERRORS_RETURN)
-            return code;
-        fy_errhandler_t *e = fy_errhandler_get(errhandler);
-        if (e && e->fn && e->obj == FY_EH_SESSION) {
-            MPI_Session none = MPI_SESSION_NULL;
-            ((MPI_Session_errhandler_function *)(void (*)(void))e->fn)(&none, &code);
-            return code;
-        }
-        fy_err_fatal_code(code);
-    }
+    if (rc != MPI_SUCCESS)
+        return init_error(errhandler, rc);
     if (level < 0)
         level = MPI_THREAD_SINGLE;
     rc = fy_api_runtime_join(fn, level);
     if (rc != MPI_SUCCESS)
-        return errhandler == MPI_ERRORS_RETURN ? fy_err_code_for_message(rc)
-                                               : fy_err_raise_comm(MPI_COMM_SELF, rc);
+        return init_error(errhandler, rc);
     fy_session_t *s = NULL;
     fy_lock();
     rc = fy_session_new(&s);
@@ -110,8 +115,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
     fy_unlock();
     if (rc != MPI_SUCCESS) {
         fy_api_runtime_leave();
-        return errhandler == MPI_ERRORS_RETURN ? fy_err_code_for_message(rc)
-                                               : fy_err_raise_comm(MPI_COMM_SELF, rc);
+        return init_error(errhandler, rc);
     }
     *session = s->handle;
     return MPI_SUCCESS;

@@ -7,6 +7,7 @@
  *   - early bird (on Ferry): the sender marks only partition 0 ready and then waits for the
  *     receiver, who must see its first partition arrive while the last has not (so partitions
  *     travel before the whole buffer is ready), then tells the sender to mark the rest;
+ *   - a sender that marks every partition ready before the receiver makes its request;
  *   - a non-contiguous send type (a vector) into contiguous receive partitions, and large
  *     partitions (rendezvous);
  *   - with FY_TEST_PART_THREADS=n under MPI_THREAD_MULTIPLE: n threads mark disjoint partitions
@@ -122,6 +123,39 @@ static void early_bird(void)
     for (int i = 0; i < P * C; i++)
         if (rbuf[i] != left + i * 0.5) {
             CHECK(0, "early bird: element %d is %g", i, rbuf[i]);
+            break;
+        }
+    MPI_Request_free(&s);
+    MPI_Request_free(&r);
+    free(sbuf);
+    free(rbuf);
+}
+
+/* Every partition is ready before the receiver even makes its request, so the sender learns
+ * the receiver's layout only later, while it waits. */
+static void late_receiver(void)
+{
+    enum { P = 6, C = 50 };
+    int *sbuf = malloc(sizeof(int) * P * C), *rbuf = malloc(sizeof(int) * P * C);
+    for (int i = 0; i < P * C; i++) {
+        sbuf[i] = mt_rank * 1000 + i;
+        rbuf[i] = -1;
+    }
+    MPI_Request s, r;
+    MPI_OK(MPI_Psend_init(sbuf, P, C, MPI_INT, right, 13, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
+    MPI_OK(MPI_Start(&s));
+    MPI_OK(MPI_Pready_range(0, P - 1, s));
+    int token = 0;
+    MPI_OK(MPI_Sendrecv(&token, 1, MPI_INT, right, 14, &token, 1, MPI_INT, left, 14,
+                        MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Precv_init(rbuf, P / 2, 2 * C, MPI_INT, left, 13, MPI_COMM_WORLD, MPI_INFO_NULL,
+                          &r));
+    MPI_OK(MPI_Start(&r));
+    MPI_OK(MPI_Wait(&s, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    for (int i = 0; i < P * C; i++)
+        if (rbuf[i] != left * 1000 + i) {
+            CHECK(0, "late receiver: element %d is %d", i, rbuf[i]);
             break;
         }
     MPI_Request_free(&s);
@@ -298,6 +332,7 @@ int main(int argc, char **argv)
     if (is_ferry)
         early_bird();
     vector_large();
+    late_receiver();
     int save_r = right, save_l = left, save_rank = mt_rank, save_size = mt_size;
     right = left = 0;
     mt_rank = 0;
