@@ -3,9 +3,10 @@
  * a scrambled order; the mpi_minimum_memory_alignment info hint (honoured up to 1 MiB here; an
  * invalid value is MPI_ERR_INFO_VALUE), unknown keys ignored; Free_mem of an address that did
  * not come from Alloc_mem (or twice) is an error; Free_mem(NULL) is accepted; a negative size
- * is refused. The memory must come from a shared file, not from /dev/shm: no file is left
- * there (checked by the launcher tests for the job's segment; here we count ours). */
+ * is refused; requests beyond the address space reserved or the memory of the machine are
+ * MPI_ERR_NO_MEM, not a crash or the OOM killer. */
 #include <stdint.h>
+#include <sys/sysinfo.h>
 
 #include "mpitest.h"
 
@@ -22,8 +23,8 @@ int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
 
-    /* Sizes 0..8 MiB, freed at once. */
-    size_t sizes[] = {0, 1, 7, 64, 100, 4095, 4096, 4097, 65536, 1 << 20, 8 << 20};
+    /* Sizes 0..16 MiB, freed at once (the second 16 MiB reuses pages the first gave back). */
+    size_t sizes[] = {0, 1, 7, 64, 100, 4095, 4096, 4097, 65536, 1 << 20, 16 << 20, 16 << 20};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
         void *p = NULL;
         MPI_OK(MPI_Alloc_mem((MPI_Aint)sizes[k], MPI_INFO_NULL, &p));
@@ -95,5 +96,14 @@ int main(int argc, char **argv)
     CHECK_CLASS(MPI_Free_mem(p), MPI_ERR_ARG, "Free_mem twice");
     MPI_OK(MPI_Free_mem(NULL));
     CHECK_CLASS(MPI_Alloc_mem(-1, MPI_INFO_NULL, &p), MPI_ERR_SIZE, "negative size");
+    /* More than the address space reserved, and more than the machine has: a clean error. */
+    CHECK_CLASS(MPI_Alloc_mem((MPI_Aint)1 << 50, MPI_INFO_NULL, &p), MPI_ERR_NO_MEM, "2^50 bytes");
+    /* Twice the machine's memory and swap, when inside the address space reserved (1 TiB). */
+    struct sysinfo si;
+    sysinfo(&si);
+    MPI_Aint twice = 2 * ((MPI_Aint)si.totalram + (MPI_Aint)si.totalswap) * (MPI_Aint)si.mem_unit;
+    if (twice < ((MPI_Aint)1 << 39))
+        CHECK_CLASS(MPI_Alloc_mem(twice, MPI_INFO_NULL, &p), MPI_ERR_NO_MEM,
+                    "twice the machine's memory");
     return mt_finish();
 }
