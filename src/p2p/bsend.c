@@ -212,6 +212,7 @@ void fy_bsend_release(fy_req_t *r)
         }
     if (b->orphan && b->nused == 0)
         free_buf(b);
+    fy_comm_release(r->comm); /* last: it may free the communicator and its buffer */
 }
 
 static fy_bsend_buf_t *pick(const fy_comm_t *c)
@@ -277,6 +278,10 @@ int fy_bsend_start(fy_req_t *user)
     *r = *user;
     r->handle = handle;
     fy_dtype_ref(r->dt); /* each request releases its own reference when freed */
+    /* MPI_Comm_free while it is in flight must not pull the communicator away (world and self
+     * are never freed, and fy_comm_release does not count them). */
+    if (r->comm->handle != MPI_COMM_WORLD && r->comm->handle != MPI_COMM_SELF)
+        r->comm->refs++;
     r->persistent = false;
     r->internal = true;
     r->packed = start + sizeof h;
