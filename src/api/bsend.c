@@ -1,53 +1,142 @@
-/* Attaching and detaching the buffer for buffered sends (management in p2p/bsend.c). */
+/* Attaching, detaching and flushing the buffers for buffered sends: the process's and a
+ * communicator's (management in p2p/bsend.c, where a session's buffer is the same thing with
+ * another owner). */
 #include "fy_api.h"
+#include "fy_bsend.h"
 
-int fy_bsend_attach(void *buf, size_t size);
-int fy_bsend_detach(void *buf_p, MPI_Count *size);
+/* Stands for the process in place of a communicator: 0 is no communicator handle of the ABI
+ * (MPI_COMM_NULL is one the user may pass, and must be refused). */
+#define PROCESS ((MPI_Comm)0)
 
-static int attach(const char *fn, void *buffer, MPI_Count size)
+/* The buffer slot of comm, or of the process. */
+static int owner_of(const char *fn, MPI_Comm comm, fy_bsend_buf_t ***owner_p)
 {
-    int rc = fy_api_check_init(fn);
-    if (rc == MPI_SUCCESS && size < 0)
-        rc = fy_err_set(MPI_ERR_ARG, "%s: invalid size %ld", fn, (long)size);
-    if (rc == MPI_SUCCESS) {
-        fy_lock();
-        rc = fy_bsend_attach(buffer, (size_t)size);
-        fy_unlock();
+    if (comm == PROCESS) {
+        *owner_p = &fy_bsend_process;
+        return fy_api_check_init(fn);
     }
-    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
+    fy_comm_t *c;
+    int rc = fy_api_comm(fn, comm, &c);
+    if (rc == MPI_SUCCESS)
+        *owner_p = &c->bsend;
+    return rc;
 }
 
-static int detach(const char *fn, void *buffer_addr, MPI_Count *size)
+static int raise_on(MPI_Comm comm, int rc)
 {
-    int rc = fy_api_check_init(fn);
-    if (rc == MPI_SUCCESS) {
-        fy_lock();
-        rc = fy_bsend_detach(buffer_addr, size);
-        fy_unlock();
+    if (rc == MPI_SUCCESS)
+        return rc;
+    return fy_err_raise_comm(comm == PROCESS ? MPI_COMM_SELF : comm, rc);
+}
+
+static int attach(const char *fn, MPI_Comm comm, void *buffer, MPI_Count size)
+{
+    fy_bsend_buf_t **owner;
+    fy_lock();
+    int rc = owner_of(fn, comm, &owner);
+    if (rc == MPI_SUCCESS && buffer != MPI_BUFFER_AUTOMATIC && size < 0)
+        rc = fy_err_set(MPI_ERR_ARG, "%s: invalid size %lld", fn, (long long)size);
+    if (rc == MPI_SUCCESS && buffer != MPI_BUFFER_AUTOMATIC && !buffer && size > 0)
+        rc = fy_err_set(MPI_ERR_BUFFER, "%s: invalid buffer NULL for size %lld", fn,
+                        (long long)size);
+    if (rc == MPI_SUCCESS)
+        rc = fy_bsend_attach(fn, owner, buffer, size);
+    fy_unlock();
+    return raise_on(comm, rc);
+}
+
+static int detach(const char *fn, MPI_Comm comm, void *buffer_addr, MPI_Count *size)
+{
+    fy_bsend_buf_t **owner;
+    fy_lock();
+    int rc = owner_of(fn, comm, &owner);
+    if (rc == MPI_SUCCESS)
+        rc = fy_bsend_detach(fn, owner, buffer_addr, size);
+    fy_unlock();
+    return raise_on(comm, rc);
+}
+
+static int detach_int(const char *fn, MPI_Comm comm, void *buffer_addr, int *size)
+{
+    MPI_Count n;
+    int rc = detach(fn, comm, buffer_addr, &n);
+    if (rc == MPI_SUCCESS)
+        *size = n > 0x7fffffff ? MPI_UNDEFINED : (int)n;
+    return rc;
+}
+
+static int flush(const char *fn, MPI_Comm comm, MPI_Request *request)
+{
+    fy_bsend_buf_t **owner;
+    fy_lock();
+    int rc = owner_of(fn, comm, &owner);
+    if (rc == MPI_SUCCESS && request) {
+        fy_req_t *r;
+        if ((rc = fy_bsend_iflush(fn, *owner, &r)) == MPI_SUCCESS)
+            *request = r->handle;
+    } else if (rc == MPI_SUCCESS) {
+        rc = fy_bsend_flush(fn, *owner);
     }
-    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
+    fy_unlock();
+    return raise_on(comm, rc);
 }
 
 int PMPI_Buffer_attach(void *buffer, int size)
 {
-    return attach("MPI_Buffer_attach", buffer, size);
+    return attach("MPI_Buffer_attach", PROCESS, buffer, size);
 }
 
 int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 {
-    return attach("MPI_Buffer_attach_c", buffer, size);
+    return attach("MPI_Buffer_attach_c", PROCESS, buffer, size);
 }
 
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
-    MPI_Count n;
-    int rc = detach("MPI_Buffer_detach", buffer_addr, &n);
-    if (rc == MPI_SUCCESS)
-        *size = (int)n;
-    return rc;
+    return detach_int("MPI_Buffer_detach", PROCESS, buffer_addr, size);
 }
 
 int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
-    return detach("MPI_Buffer_detach_c", buffer_addr, size);
+    return detach("MPI_Buffer_detach_c", PROCESS, buffer_addr, size);
+}
+
+int PMPI_Buffer_flush(void)
+{
+    return flush("MPI_Buffer_flush", PROCESS, NULL);
+}
+
+int PMPI_Buffer_iflush(MPI_Request *request)
+{
+    return flush("MPI_Buffer_iflush", PROCESS, request);
+}
+
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
+{
+    return attach("MPI_Comm_attach_buffer", comm, buffer, size);
+}
+
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
+{
+    return attach("MPI_Comm_attach_buffer_c", comm, buffer, size);
+}
+
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+{
+    return detach_int("MPI_Comm_detach_buffer", comm, buffer_addr, size);
+}
+
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
+{
+    return detach("MPI_Comm_detach_buffer_c", comm, buffer_addr, size);
+}
+
+int PMPI_Comm_flush_buffer(MPI_Comm comm)
+{
+    return flush("MPI_Comm_flush_buffer", comm, NULL);
+}
+
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
+{
+    return flush("MPI_Comm_iflush_buffer", comm, request);
 }

@@ -16,7 +16,6 @@ int fy_api_start(fy_req_t *r);
 /* Blocking completion of a request the library made for a blocking call. */
 int fy_api_finish_blocking(fy_req_t *r, MPI_Status *status);
 
-/* Buffered sends (p2p/bsend.c). */
-int fy_bsend_start(fy_req_t *r);
+#include "fy_bsend.h" /* buffered sends */
 
 #endif

@@ -311,7 +311,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 }
 
 /* A receive that has not matched is cancelled at once. A send is withdrawn if the receiver
- * has not matched it yet; an eager send has completed already and is not cancelled. A
+ * has not matched it yet; an eager send has completed already and is not cancelled. An
+ * MPI_Isendrecv is left to complete (its send may have been received already). A
  * collective cannot be cancelled (MPI 4.1, 3.8.4): an error. */
 int PMPI_Cancel(MPI_Request *request)
 {
@@ -324,6 +325,8 @@ int PMPI_Cancel(MPI_Request *request)
                         (unsigned)*request, r->kind == FY_REQ_COLL ? "collective" : "partitioned");
     else if (rc == MPI_SUCCESS && r->kind == FY_REQ_RECV)
         fy_p2p_cancel_recv(r);
+    else if (rc == MPI_SUCCESS && r->kind == FY_REQ_PAIR)
+        ; /* an exchange is not withdrawn: it completes normally, which MPI_Cancel allows */
     else if (rc == MPI_SUCCESS)
         fy_p2p_cancel_send(r);
     MPI_Comm comm = r && r->kind == FY_REQ_COLL ? req_comm(r) : MPI_COMM_SELF;

@@ -118,6 +118,7 @@ int fy_comm_create(fy_comm_t *parent, int size, int rank, int *world_of, const u
     c->peer_size = size;
     c->peer_world_of = world_of;
     c->errhandler = parent->errhandler;
+    c->bsend_session = parent->bsend_session;
     c->refs = 1;
     fy_errhandler_ref(c->errhandler);
     cid_free[cid / 64] &= ~(1ull << (cid % 64));
@@ -172,12 +173,15 @@ int fy_comm_dup(fy_comm_t *old, const uint64_t *mask, fy_comm_t **new_p)
 }
 
 void (*fy_comm_coll_free)(fy_comm_t *c);
+void (*fy_comm_bsend_free)(fy_comm_t *c);
 
 void fy_comm_release(fy_comm_t *c)
 {
     if (c == &world || c == &self || --c->refs > 0)
         return;
     fy_attr_delete_all(c);
+    if (c->bsend && fy_comm_bsend_free)
+        fy_comm_bsend_free(c);
     if (c->coll_shm && fy_comm_coll_free)
         fy_comm_coll_free(c);
     cid_free[c->cid / 64] |= 1ull << (c->cid % 64);
@@ -198,6 +202,15 @@ void fy_comm_fini(void)
 {
     fy_comm_builtin[0] = fy_comm_builtin[1] = NULL;
     fy_attr_delete_all(&world);
+    if (fy_comm_bsend_free) { /* buffers left attached: their messages have been sent */
+        if (world.bsend)
+            fy_comm_bsend_free(&world);
+        if (self.bsend)
+            fy_comm_bsend_free(&self);
+        for (unsigned i = 0; i < table_cap; i++)
+            if (table[i] && table[i]->bsend)
+                fy_comm_bsend_free(table[i]);
+    }
     if (fy_comm_coll_free) {
         if (world.coll_shm)
             fy_comm_coll_free(&world);

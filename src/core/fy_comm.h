@@ -33,6 +33,11 @@ typedef struct fy_comm {
     void *attrs;    /* fy_attr_t list (fy_attr.h) */
     void *info;     /* fy_info_t (fy_info.h): hints from MPI_Comm_set_info etc., NULL when none */
     char name[MPI_MAX_OBJECT_NAME];
+    /* Buffered sends (p2p/fy_bsend.h): the buffer attached to this communicator, NULL when none;
+     * and, for a communicator derived from a session, the session's slot (its buffer is used
+     * when the communicator has none; inherited by communicators made from this one). */
+    struct fy_bsend_buf *bsend;
+    struct fy_bsend_buf **bsend_session;
 } fy_comm_t;
 
 /* Lookup tables behind fy_comm_get: the two predefined communicators (NULL outside
@@ -70,6 +75,8 @@ void fy_comm_release(fy_comm_t *c);
 /* Set by the collective layer: gives back what c->coll_shm holds when c is freed (the core
  * does not know what that is). */
 extern void (*fy_comm_coll_free)(fy_comm_t *c);
+/* Set by the point-to-point layer: lets go of c->bsend when c is freed. */
+extern void (*fy_comm_bsend_free)(fy_comm_t *c);
 const char *fy_comm_name(MPI_Comm h);
 
 static inline int fy_comm_world_rank(const fy_comm_t *c, int r)

@@ -64,6 +64,24 @@ void fy_req_free(fy_req_t *r)
     free_list = r;
 }
 
+void fy_req_child_done(fy_req_t *r)
+{
+    fy_req_t *p = r->parent;
+    if (r->kind == FY_REQ_RECV) {
+        int err = p->status.MPI_ERROR;
+        p->status = r->status;
+        p->status.MPI_ERROR = err;
+    }
+    if (r->error != MPI_SUCCESS && p->error == MPI_SUCCESS)
+        p->error = r->error;
+    fy_req_free(r);
+    if (--p->pstate > 0)
+        return;
+    free(p->packed);
+    p->packed = NULL;
+    fy_req_complete(p);
+}
+
 fy_req_t *fy_req_get(MPI_Request h)
 {
     if (fy_handle_kind(h) != FY_HKIND_DIRECT || fy_handle_class(h) != FY_HCLASS_REQUEST)
@@ -83,4 +101,15 @@ void fy_req_pool_fini(void)
     chunks = NULL;
     nchunks = 0;
     free_list = NULL;
+}
+
+bool fy_req_pending_on(const fy_comm_t *c)
+{
+    for (unsigned k = 0; k < nchunks; k++)
+        for (unsigned i = 0; i < CHUNK; i++) {
+            const fy_req_t *r = &chunks[k][i];
+            if (r->kind != 0xff && r->kind != FY_REQ_UNEXP && r->comm == c && !fy_req_is_done(r))
+                return true;
+        }
+    return false;
 }

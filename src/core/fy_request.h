@@ -19,6 +19,7 @@ typedef enum {
     FY_REQ_UNEXP, /* an arrived message nobody has asked for yet (also MPI_Message) */
     FY_REQ_COLL,  /* a nonblocking or persistent collective: `sched` runs it (coll/fy_sched.h) */
     FY_REQ_PART,  /* a partitioned send or receive: `part` runs it (p2p/fy_part.h) */
+    FY_REQ_PAIR,  /* MPI_Isendrecv(_replace): completes when its two children have (below) */
 } fy_req_kind_t;
 
 typedef enum { FY_MODE_STANDARD, FY_MODE_BUFFERED, FY_MODE_SYNC, FY_MODE_READY } fy_mode_t;
@@ -47,6 +48,7 @@ struct fy_req {
     int tag;
     fy_comm_t *comm;
     uint32_t ctx;
+    fy_req_t *parent; /* a child of an FY_REQ_PAIR request: reports to it instead of completing */
 
     /* Protocol state. */
     union {
@@ -72,6 +74,9 @@ fy_req_t *fy_req_alloc(fy_req_kind_t kind);
 void fy_req_free(fy_req_t *r);
 fy_req_t *fy_req_get(MPI_Request h); /* NULL when not a live request handle */
 void fy_req_pool_fini(void);
+/* Whether any request on c is still in flight, the library's own (buffered sends, requests
+ * the user freed) included: MPI_Comm_disconnect waits for none. Scans the whole pool. */
+bool fy_req_pending_on(const fy_comm_t *c);
 
 /* A fresh request for one point-to-point operation as the user (or a collective) describes it;
  * NULL when out of memory. */
@@ -98,11 +103,21 @@ static inline fy_req_t *fy_req_new_p2p(fy_req_kind_t kind, const void *buf, MPI_
  * request one of them waits for may be completed by another thread. */
 extern void (*fy_req_wake_hook)(void);
 
+/* A child of an FY_REQ_PAIR request is done: its status (the receive's) and error pass to the
+ * parent, the child is freed, and the parent completes with its last child. The parent keeps
+ * the count of children in flight in `pstate` and a buffer of its own (freed then) in
+ * `packed`. */
+void fy_req_child_done(fy_req_t *r);
+
 /* Marks r complete; a request the user already freed goes straight back to the pool. */
 static inline void fy_req_complete(fy_req_t *r)
 {
     if (r->user_freed) {
         fy_req_free(r);
+        return;
+    }
+    if (__builtin_expect(r->parent != NULL, 0)) {
+        fy_req_child_done(r);
         return;
     }
     atomic_store_explicit(&r->done, true, memory_order_release);

@@ -8,6 +8,7 @@
 
 #include "fy_err.h"
 #include "fy_runtime.h"
+#include "fy_bsend.h"
 #include "fy_part.h"
 #include "p2p_internal.h"
 
@@ -40,6 +41,7 @@ static int online_cpus(void)
 int fy_p2p_init(void)
 {
     fy_xport_deliver = deliver;
+    fy_comm_bsend_free = fy_bsend_comm_freed;
     fy_peers = calloc((size_t)fy_rt.size, sizeof *fy_peers);
     if (!fy_peers)
         return fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: out of memory");
@@ -93,6 +95,7 @@ void fy_p2p_threads_on(void)
 void fy_p2p_fini(void)
 {
     fy_p2p_recv_fini();
+    fy_bsend_fini();
     free(fy_peers);
     fy_peers = NULL;
     fy_req_wake_hook = NULL;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fy_bsend.h"
 #include "fy_err.h"
 #include "fy_runtime.h"
 #include "p2p_internal.h"
@@ -13,7 +14,6 @@ size_t fy_eager_max;
 bool fy_rndv_stream;
 size_t fy_frag_max = 64 * 1024;
 
-void fy_bsend_release(fy_req_t *r);
 
 /* A message is one block of bytes (contiguous type, or a buffered send's packed copy), or is
  * packed from the user's layout piece by piece as it goes out. */
