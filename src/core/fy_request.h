@@ -18,12 +18,14 @@ typedef enum {
     FY_REQ_RECV,
     FY_REQ_UNEXP, /* an arrived message nobody has asked for yet (also MPI_Message) */
     FY_REQ_COLL,  /* a nonblocking or persistent collective: `sched` runs it (coll/fy_sched.h) */
+    FY_REQ_GREQ,  /* a generalized request: the user's callbacks in `greq` (api/grequest.c) */
 } fy_req_kind_t;
 
 typedef enum { FY_MODE_STANDARD, FY_MODE_BUFFERED, FY_MODE_SYNC, FY_MODE_READY } fy_mode_t;
 
 typedef struct fy_req fy_req_t;
 struct fy_sched;
+struct fy_greq;
 struct fy_req {
     /* Hot fields first. */
     atomic_bool done;
@@ -50,6 +52,7 @@ struct fy_req {
     union {
         void *packed;           /* contiguous copy for non-contiguous types or buffered sends */
         struct fy_sched *sched; /* FY_REQ_COLL: the schedule, which lives as long as the request */
+        struct fy_greq *greq;   /* FY_REQ_GREQ: the callbacks and their extra_state */
     };
     size_t bytes;    /* send: message bytes; recv: capacity in bytes */
     size_t streamed; /* CTS/DATA fallback: bytes sent or received so far */
