@@ -3,8 +3,8 @@
  * operation's error), the status field accessors and Status_set_elements_c, the removal of
  * user-defined error classes, codes and strings (in order; predefined or still-used ones are
  * refused), Get_hw_resource_info (consistent with MPI_COMM_TYPE_HW_GUIDED),
- * Type_get_value_index, the version 4.1, and the names of null handles. MPI 4.1 only: MPICH
- * 4.0.2 lacks these calls. */
+ * MPI_COMM_TYPE_RESOURCE_GUIDED, Type_get_value_index, the version 4.1, and the names of null
+ * handles. MPI 4.1 only: MPICH 4.0.2 lacks these calls. */
 #include "mpitest.h"
 
 static void check_empty(const MPI_Status *s, const char *what)
@@ -229,6 +229,15 @@ static void hw_info(void)
         MPI_Comm_free(&node);
     }
     CHECK(n == mt_size, "HW_GUIDED split on mpi_shared_memory: size %d, expected %d", n, mt_size);
+    /* MPI 4.1's resource-guided split takes the same key. */
+    n = 0;
+    MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, hint, &node));
+    if (node != MPI_COMM_NULL) {
+        MPI_Comm_size(node, &n);
+        MPI_Comm_free(&node);
+    }
+    CHECK(n == mt_size, "RESOURCE_GUIDED split on mpi_shared_memory: size %d, expected %d", n,
+          mt_size);
     MPI_Info_free(&hint);
     MPI_OK(MPI_Info_free(&info));
     CHECK_CLASS(MPI_Get_hw_resource_info(NULL), MPI_ERR_ARG, "Get_hw_resource_info(NULL)");
@@ -270,6 +279,8 @@ static void version_and_names(void)
           name);
     MPI_OK(MPI_Comm_get_name(MPI_COMM_NULL, name, &len));
     CHECK(strcmp(name, "MPI_COMM_NULL") == 0 && len == 13, "name of MPI_COMM_NULL: %s", name);
+    MPI_OK(MPI_Win_get_name(MPI_WIN_NULL, name, &len));
+    CHECK(strcmp(name, "MPI_WIN_NULL") == 0 && len == 12, "name of MPI_WIN_NULL: %s", name);
 }
 
 int main(int argc, char **argv)
