@@ -144,6 +144,8 @@ int fy_api_p2p_args_slow(const char *fn, const void *buf, MPI_Aint count, MPI_Da
 
 int fy_api_status_out(fy_req_t *r, MPI_Status *status)
 {
+    if (r->kind == FY_REQ_GREQ)
+        return fy_api_greq_query(r, status);
     if (status != MPI_STATUS_IGNORE) {
         int err = status->MPI_ERROR; /* single-completion calls leave MPI_ERROR alone */
         *status = r->status;
@@ -152,23 +154,27 @@ int fy_api_status_out(fy_req_t *r, MPI_Status *status)
     return r->error;
 }
 
-void fy_api_request_retire(fy_req_t *r, MPI_Request *h)
+int fy_api_request_retire(fy_req_t *r, MPI_Request *h)
 {
     if (r->persistent) {
         r->active = false;
-        return;
+        return MPI_SUCCESS;
     }
-    fy_api_request_free(r);
     *h = MPI_REQUEST_NULL;
+    return fy_api_request_free(r);
 }
 
-void fy_api_request_free(fy_req_t *r)
+int fy_api_request_free(fy_req_t *r)
 {
     if (r->kind == FY_REQ_PART) {
         fy_part_free(r);
-        return;
+        return MPI_SUCCESS;
     }
+    int err = MPI_SUCCESS;
     if (r->kind == FY_REQ_COLL && r->sched)
         fy_sched_free(r->sched);
+    else if (r->kind == FY_REQ_GREQ)
+        err = fy_api_greq_free(r);
     fy_req_free(r);
+    return err;
 }

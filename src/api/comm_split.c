@@ -108,6 +108,10 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     (void)info;
     int rc = fy_api_comm(fn, comm, &c);
     int color = 0;
+    /* MPI 4.1: a resource-guided split names its level with the same info keys as a
+     * hardware-guided one, and Ferry's levels are all hardware ones. */
+    if (split_type == MPI_COMM_TYPE_RESOURCE_GUIDED)
+        split_type = MPI_COMM_TYPE_HW_GUIDED;
     switch (split_type) {
     case MPI_UNDEFINED: color = MPI_UNDEFINED; break;
     case MPI_COMM_TYPE_SHARED:

@@ -96,6 +96,36 @@ out:
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
 }
 
+/* MPI-4.1: removal, in the reverse order of creation (string, then code, then class). */
+enum { REMOVE_CODE, REMOVE_CLASS, REMOVE_STRING };
+
+static int remove_entry(const char *fn, int value, int what)
+{
+    int rc = fy_api_check_init(fn);
+    if (rc == MPI_SUCCESS) {
+        fy_lock();
+        rc = what == REMOVE_STRING ? fy_err_remove_string(fn, value)
+                                   : fy_err_remove(fn, value, what == REMOVE_CLASS);
+        fy_unlock();
+    }
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
+}
+
+int PMPI_Remove_error_class(int errorclass)
+{
+    return remove_entry("MPI_Remove_error_class", errorclass, REMOVE_CLASS);
+}
+
+int PMPI_Remove_error_code(int errorcode)
+{
+    return remove_entry("MPI_Remove_error_code", errorcode, REMOVE_CODE);
+}
+
+int PMPI_Remove_error_string(int errorcode)
+{
+    return remove_entry("MPI_Remove_error_string", errorcode, REMOVE_STRING);
+}
+
 /* ---- Error handlers on communicators ---------------------------------------------------- */
 
 static int create_errhandler(const char *fn, MPI_Comm_errhandler_function *f,

@@ -62,12 +62,21 @@ static inline int fy_api_p2p_args(const char *fn, const void *buf, MPI_Aint coun
     return fy_api_p2p_args_slow(fn, buf, count, dt, peer, tag, comm, is_recv, c_p, d_p);
 }
 
-/* Completion: fills *status (unless ignored) from r and returns r's error class or code. */
+/* Completion: fills *status (unless ignored) from r and returns r's error class or code (for a
+ * generalized request, what its query function returned). MPI_ERROR is left as it was. */
 int fy_api_status_out(fy_req_t *r, MPI_Status *status);
-/* Releases a completed request: frees it, or deactivates a persistent one. */
-void fy_api_request_retire(fy_req_t *r, MPI_Request *h);
-/* Frees a request that is complete or inactive (a collective's schedule with it). */
-void fy_api_request_free(fy_req_t *r);
+/* Releases a completed request: frees it, or deactivates a persistent one. Returns the error of
+ * a generalized request's free function (MPI_SUCCESS otherwise). */
+int fy_api_request_retire(fy_req_t *r, MPI_Request *h);
+/* Frees a request that is complete or inactive (a collective's schedule with it; a generalized
+ * request's free function runs first, and its error is returned). */
+int fy_api_request_free(fy_req_t *r);
+
+/* Generalized requests (grequest.c): the user's callbacks, run with the library lock held (it is
+ * recursive, so they may call MPI). Each returns the callback's error code unchanged. */
+int fy_api_greq_query(fy_req_t *r, MPI_Status *status);
+int fy_api_greq_free(fy_req_t *r);
+int fy_api_greq_cancel(fy_req_t *r);
 
 /* Context-id agreement for a new communicator over parent's members (comm_cid.c): the free
  * mask common to all, safe against other creations in progress on this process. */

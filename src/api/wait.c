@@ -3,12 +3,12 @@
 #include "fy_p2p.h"
 #include "p2p_start.h"
 
+/* The standard's empty status (MPI-4.1, 3.7.3), for null and inactive requests: its MPI_ERROR
+ * is MPI_SUCCESS, even from the single-completion calls that otherwise leave that field alone. */
 static void status_empty(MPI_Status *s)
 {
-    if (s != MPI_STATUS_IGNORE) {
-        int err = s->MPI_ERROR;
-        fy_status_set(s, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, err);
-    }
+    if (s != MPI_STATUS_IGNORE)
+        fy_status_set(s, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, MPI_SUCCESS);
 }
 
 static MPI_Comm req_comm(const fy_req_t *r)
@@ -30,13 +30,14 @@ static fy_req_t *lookup(const char *fn, MPI_Request h, int *rc)
     return r;
 }
 
-/* Completes a done request: status out, retire. Returns its error (a code). */
+/* Completes a done request: status out, retire. Returns its error (a code): for a generalized
+ * request, that of its query function, else that of its free function. */
 static int harvest(fy_req_t *r, MPI_Request *h, MPI_Status *status, MPI_Comm *comm_p)
 {
     int err = fy_api_status_out(r, status);
     *comm_p = req_comm(r);
-    fy_api_request_retire(r, h);
-    return err;
+    int ferr = fy_api_request_retire(r, h);
+    return err != MPI_SUCCESS ? err : ferr;
 }
 
 /* Wait (block != 0) or Test one request; *flag may be NULL for Wait. */
@@ -79,7 +80,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 }
 
 /* Shared by the multiple-completion calls: validates the array once. */
-static int check_array(const char *fn, int count, MPI_Request reqs[])
+static int check_array(const char *fn, int count, const MPI_Request reqs[])
 {
     int rc = fy_api_count(fn, count);
     for (int i = 0; i < count && rc == MPI_SUCCESS; i++)
@@ -89,7 +90,7 @@ static int check_array(const char *fn, int count, MPI_Request reqs[])
 
 typedef struct {
     int count;
-    MPI_Request *reqs;
+    const MPI_Request *reqs;
     int first_pending; /* all_done: every request before this one is done */
 } array_t;
 
@@ -282,29 +283,146 @@ int PMPI_Request_free(MPI_Request *request)
     fy_lock();
     int rc = fy_api_request("MPI_Request_free", *request, &r);
     if (rc == MPI_SUCCESS) {
+        *request = MPI_REQUEST_NULL;
+        /* A generalized request's free function runs here, or in MPI_Grequest_complete when
+         * that comes later; its error is this call's. A partitioned one frees itself once
+         * complete. */
         if (fy_req_is_done(r) || (r->persistent && !r->active) || r->kind == FY_REQ_PART)
-            fy_api_request_free(r); /* a partitioned one frees itself once complete */
+            rc = fy_api_request_free(r);
         else
             r->user_freed = true; /* a collective's schedule runs on and frees itself */
-        *request = MPI_REQUEST_NULL;
     }
     fy_unlock();
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
 }
 
+/* The Request_get_status family looks without touching: no request is freed or deactivated,
+ * so a later wait, test or free must still follow. Like the test they mirror, they report the
+ * operation's error (a generalized request's query function's): the single forms return it,
+ * the array forms put it in MPI_ERROR and return MPI_ERR_IN_STATUS. */
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     int rc;
+    MPI_Comm comm = MPI_COMM_SELF;
     fy_lock();
     fy_req_t *r = lookup("MPI_Request_get_status", request, &rc);
     if (r && !fy_req_is_done(r))
         fy_progress();
     if (rc == MPI_SUCCESS) {
         *flag = !r || fy_req_is_done(r);
-        if (!r)
+        if (!r) {
             status_empty(status);
-        else if (*flag)
-            fy_api_status_out(r, status);
+        } else if (*flag) {
+            comm = req_comm(r);
+            rc = fy_api_status_out(r, status);
+        }
+    }
+    fy_unlock();
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}
+
+/* Status of element i for the array forms: MPI_ERROR carries the operation's code. */
+static int peek_into(const MPI_Request reqs[], int i, MPI_Status *s)
+{
+    int rc;
+    fy_req_t *r = lookup("", reqs[i], &rc);
+    if (!r) {
+        if (s != MPI_STATUS_IGNORE)
+            fy_status_set(s, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, MPI_SUCCESS);
+        return MPI_SUCCESS;
+    }
+    int err = fy_api_status_out(r, s);
+    if (s != MPI_STATUS_IGNORE)
+        s->MPI_ERROR = err;
+    return err;
+}
+
+int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *indx,
+                                int *flag, MPI_Status *status)
+{
+    const char *fn = "MPI_Request_get_status_any";
+    fy_lock();
+    int rc = check_array(fn, count, array_of_requests);
+    if (rc == MPI_SUCCESS && (!indx || !flag))
+        rc = fy_err_set(MPI_ERR_ARG, "%s: %s is NULL", fn, !indx ? "index" : "flag");
+    MPI_Comm comm = MPI_COMM_SELF;
+    if (rc == MPI_SUCCESS) {
+        array_t a = {count, array_of_requests, 0};
+        if (!any_done(&a))
+            fy_progress();
+        int live = 0, found = -1;
+        for (int i = 0; i < count && found < 0; i++) {
+            fy_req_t *r = lookup(fn, array_of_requests[i], &rc);
+            live += r != NULL;
+            if (r && fy_req_is_done(r))
+                found = i;
+        }
+        *indx = found >= 0 ? found : MPI_UNDEFINED;
+        *flag = found >= 0 || live == 0;
+        if (found >= 0) {
+            fy_req_t *r = lookup(fn, array_of_requests[found], &rc);
+            comm = req_comm(r);
+            rc = fy_api_status_out(r, status);
+        } else if (live == 0) {
+            status_empty(status);
+        }
+    }
+    fy_unlock();
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(comm, rc);
+}
+
+int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                                MPI_Status array_of_statuses[])
+{
+    const char *fn = "MPI_Request_get_status_all";
+    fy_lock();
+    int rc = check_array(fn, count, array_of_requests);
+    if (rc == MPI_SUCCESS && !flag)
+        rc = fy_err_set(MPI_ERR_ARG, "%s: flag is NULL", fn);
+    if (rc == MPI_SUCCESS) {
+        array_t a = {count, array_of_requests, 0};
+        if (!all_done(&a))
+            fy_progress();
+        a.first_pending = 0;
+        *flag = all_done(&a);
+        int failed = 0;
+        for (int i = 0; *flag && i < count; i++) {
+            MPI_Status *s =
+                array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[i];
+            failed |= peek_into(array_of_requests, i, s) != MPI_SUCCESS;
+        }
+        rc = failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+    }
+    fy_unlock();
+    return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
+}
+
+int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[],
+                                 int *outcount, int array_of_indices[],
+                                 MPI_Status array_of_statuses[])
+{
+    const char *fn = "MPI_Request_get_status_some";
+    fy_lock();
+    int rc = check_array(fn, incount, array_of_requests);
+    if (rc == MPI_SUCCESS && !outcount)
+        rc = fy_err_set(MPI_ERR_ARG, "%s: outcount is NULL", fn);
+    if (rc == MPI_SUCCESS) {
+        array_t a = {incount, array_of_requests, 0};
+        if (!any_done(&a))
+            fy_progress();
+        int live = 0, n = 0, failed = 0;
+        for (int i = 0; i < incount; i++) {
+            fy_req_t *r = lookup(fn, array_of_requests[i], &rc);
+            live += r != NULL;
+            if (!r || !fy_req_is_done(r))
+                continue;
+            MPI_Status *s =
+                array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[n];
+            failed |= peek_into(array_of_requests, i, s) != MPI_SUCCESS;
+            array_of_indices[n++] = i;
+        }
+        *outcount = live == 0 ? MPI_UNDEFINED : n;
+        rc = failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
     }
     fy_unlock();
     return rc == MPI_SUCCESS ? rc : fy_err_raise_comm(MPI_COMM_SELF, rc);
@@ -313,7 +431,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 /* A receive that has not matched is cancelled at once. A send is withdrawn if the receiver
  * has not matched it yet; an eager send has completed already and is not cancelled. An
  * MPI_Isendrecv is left to complete (its send may have been received already). A
- * collective cannot be cancelled (MPI 4.1, 3.8.4): an error. */
+ * collective cannot be cancelled (MPI 4.1, 3.8.4): an error. A generalized request calls the
+ * user's cancel function. */
 int PMPI_Cancel(MPI_Request *request)
 {
     fy_req_t *r = NULL;
@@ -323,6 +442,8 @@ int PMPI_Cancel(MPI_Request *request)
         rc = fy_err_set(MPI_ERR_REQUEST,
                         "MPI_Cancel: request 0x%x is a %s operation, which Ferry cannot cancel",
                         (unsigned)*request, r->kind == FY_REQ_COLL ? "collective" : "partitioned");
+    else if (rc == MPI_SUCCESS && r->kind == FY_REQ_GREQ)
+        rc = fy_api_greq_cancel(r); /* the user's cancel_fn decides; its code is ours */
     else if (rc == MPI_SUCCESS && r->kind == FY_REQ_RECV)
         fy_p2p_cancel_recv(r);
     else if (rc == MPI_SUCCESS && r->kind == FY_REQ_PAIR)
@@ -397,6 +518,11 @@ static int set_elements(const char *fn, MPI_Status *status, MPI_Datatype datatyp
 {
     const fy_dtype_t *d;
     int rc = fy_api_dtype(fn, datatype, &d);
+    if (rc == MPI_SUCCESS && (status == NULL || status == MPI_STATUS_IGNORE))
+        rc = fy_err_set(MPI_ERR_ARG, "%s: status is %s", fn, status ? "MPI_STATUS_IGNORE" : "NULL");
+    if (rc == MPI_SUCCESS && count < 0)
+        rc = fy_err_set(MPI_ERR_COUNT, "%s: invalid count %lld (must be non-negative)", fn,
+                        (long long)count);
     if (rc != MPI_SUCCESS)
         return fy_err_raise_comm(MPI_COMM_SELF, rc);
     int cancelled = status->count_hi_and_cancelled & (int)0x80000000u;
@@ -426,4 +552,9 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
     return set_elements("MPI_Status_set_elements", status, datatype, count);
+}
+
+int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    return set_elements("MPI_Status_set_elements_c", status, datatype, count);
 }

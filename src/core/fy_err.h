@@ -31,6 +31,12 @@ int fy_err_add_class(int *cls_p);
 int fy_err_add_code(int cls, int *code_p);
 int fy_err_add_string(int code, const char *s);
 int fy_err_is_class(int cls);
+/* MPI-4.1 removal of a user-defined class (want_class) or code, or of the string of either.
+ * They write the message (naming fn) and return MPI_ERR_ARG when the value is predefined, not
+ * user-defined, or still in use (a class with codes or a string, a code with a string; a string
+ * that was never added). Callers hold fy_lock(). */
+int fy_err_remove(const char *fn, int code, int want_class);
+int fy_err_remove_string(const char *fn, int code);
 /* The MPI_LASTUSEDCODE attribute: the largest error class in use, at least MPI_ERR_LASTCODE. */
 int fy_err_last_used(void);
 

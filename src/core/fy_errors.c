@@ -7,6 +7,7 @@
  * MPI_ERR_LASTCODE and carry the user's string. */
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,7 +158,9 @@ static const char *const class_text[] = {
 #define USER_CHUNKS 1024 /* at most 65536 user classes and codes together */
 
 typedef struct {
-    int cls;
+    int cls;    /* -1 once removed (MPI_Remove_error_class/code): the value is then unknown */
+    int ncodes; /* a class: how many of its codes are not removed */
+    bool has_msg;
     char msg[MPI_MAX_ERROR_STRING];
 } user_err_t;
 
@@ -165,6 +168,7 @@ static user_err_t *user_chunks[USER_CHUNKS];
 static atomic_int nuser;
 static atomic_int last_class = MPI_ERR_LASTCODE;
 
+/* The live entry of a user class or code, or NULL (not made by Add, or removed since). */
 static user_err_t *user_entry(int code)
 {
     if (code < USER_BASE)
@@ -172,7 +176,8 @@ static user_err_t *user_entry(int code)
     int i = code - USER_BASE;
     if (i >= atomic_load_explicit(&nuser, memory_order_acquire))
         return NULL;
-    return &user_chunks[i / USER_CHUNK][i % USER_CHUNK];
+    user_err_t *e = &user_chunks[i / USER_CHUNK][i % USER_CHUNK];
+    return e->cls < 0 ? NULL : e;
 }
 
 static int user_add(int cls, int *code_p)
@@ -189,6 +194,8 @@ static int user_add(int cls, int *code_p)
     int code = USER_BASE + i;
     user_err_t *e = &(*chunk)[i % USER_CHUNK];
     e->cls = cls < 0 ? code : cls; /* a class is its own class */
+    e->ncodes = 0;
+    e->has_msg = false;
     e->msg[0] = '\0';
     atomic_store_explicit(&nuser, i + 1, memory_order_release);
     *code_p = code;
@@ -216,7 +223,11 @@ int fy_err_is_class(int cls)
 
 int fy_err_add_code(int cls, int *code_p)
 {
-    return user_add(cls, code_p);
+    int rc = user_add(cls, code_p);
+    user_err_t *owner = user_entry(cls); /* NULL for a predefined class */
+    if (rc == MPI_SUCCESS && owner)
+        owner->ncodes++;
+    return rc;
 }
 
 int fy_err_add_string(int code, const char *s)
@@ -225,6 +236,56 @@ int fy_err_add_string(int code, const char *s)
     if (!e)
         return MPI_ERR_ARG;
     snprintf(e->msg, sizeof e->msg, "%s", s);
+    e->has_msg = true;
+    return MPI_SUCCESS;
+}
+
+/* ---- Removal (MPI-4.1): the value is not given out again --------------------------------
+ *
+ * Numbers are never reused: a code kept somewhere by the program after its removal stays
+ * unknown rather than quietly meaning a newer class. The standard makes removing a class that
+ * still has codes or a string, or a code that still has its string, erroneous; Ferry refuses
+ * those with a message, so that the order of removal can be fixed. */
+int fy_err_remove(const char *fn, int code, int want_class)
+{
+    user_err_t *e = user_entry(code);
+    const char *what = want_class ? "class" : "code";
+    if (code >= 0 && code <= MPI_ERR_LASTCODE)
+        return fy_err_set(MPI_ERR_ARG, "%s: %d is a predefined error class or code, which cannot be "
+                          "removed", fn, code);
+    if (!e || (e->cls == code) != (want_class != 0))
+        return fy_err_set(MPI_ERR_ARG, "%s: %d is not an error %s made by MPI_Add_error_%s (or it "
+                          "was removed already)", fn, code, what, what);
+    if (want_class && e->ncodes > 0)
+        return fy_err_set(MPI_ERR_ARG, "%s: error class %d still has %d error code%s: remove them "
+                          "first (MPI_Remove_error_code)", fn, code, e->ncodes,
+                          e->ncodes == 1 ? "" : "s");
+    if (e->has_msg)
+        return fy_err_set(MPI_ERR_ARG, "%s: error %s %d still has a string: remove it first "
+                          "(MPI_Remove_error_string)", fn, what, code);
+    if (!want_class) {
+        user_err_t *owner = user_entry(e->cls);
+        if (owner)
+            owner->ncodes--;
+    }
+    e->cls = -1;
+    return MPI_SUCCESS;
+}
+
+int fy_err_remove_string(const char *fn, int code)
+{
+    user_err_t *e = user_entry(code);
+    if (code >= 0 && code <= MPI_ERR_LASTCODE)
+        return fy_err_set(MPI_ERR_ARG, "%s: %d is a predefined error class or code, whose string "
+                          "cannot be removed", fn, code);
+    if (!e)
+        return fy_err_set(MPI_ERR_ARG, "%s: %d is not an error class or code made by "
+                          "MPI_Add_error_class or MPI_Add_error_code", fn, code);
+    if (!e->has_msg)
+        return fy_err_set(MPI_ERR_ARG, "%s: error %s %d has no string (MPI_Add_error_string) to "
+                          "remove", fn, e->cls == code ? "class" : "code", code);
+    e->has_msg = false;
+    e->msg[0] = '\0';
     return MPI_SUCCESS;
 }
 

@@ -20,6 +20,7 @@ typedef enum {
     FY_REQ_COLL,  /* a nonblocking or persistent collective: `sched` runs it (coll/fy_sched.h) */
     FY_REQ_PART,  /* a partitioned send or receive: `part` runs it (p2p/fy_part.h) */
     FY_REQ_PAIR,  /* MPI_Isendrecv(_replace): completes when its two children have (below) */
+    FY_REQ_GREQ,  /* a generalized request: the user's callbacks in `greq` (api/grequest.c) */
 } fy_req_kind_t;
 
 typedef enum { FY_MODE_STANDARD, FY_MODE_BUFFERED, FY_MODE_SYNC, FY_MODE_READY } fy_mode_t;
@@ -27,6 +28,7 @@ typedef enum { FY_MODE_STANDARD, FY_MODE_BUFFERED, FY_MODE_SYNC, FY_MODE_READY }
 typedef struct fy_req fy_req_t;
 struct fy_sched;
 struct fy_part;
+struct fy_greq;
 struct fy_req {
     /* Hot fields first. */
     atomic_bool done;
@@ -55,6 +57,7 @@ struct fy_req {
         void *packed;           /* contiguous copy for non-contiguous types or buffered sends */
         struct fy_sched *sched; /* FY_REQ_COLL: the schedule, which lives as long as the request */
         struct fy_part *part;   /* FY_REQ_PART: the partitioned operation, likewise */
+        struct fy_greq *greq;   /* FY_REQ_GREQ: the callbacks and their extra_state */
     };
     size_t bytes;    /* send: message bytes; recv: capacity in bytes */
     size_t streamed; /* CTS/DATA fallback: bytes sent or received so far */
