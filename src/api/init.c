@@ -53,7 +53,7 @@ int PMPI_Finalize(void)
     fy_lock();
     /* The standard's hook for libraries: attributes on MPI_COMM_SELF are deleted first,
      * newest first, while MPI is still fully usable. */
-    fy_attr_delete_all(fy_comm_get(MPI_COMM_SELF));
+    fy_attr_delete_all_anyway(fy_comm_get(MPI_COMM_SELF));
     /* Queued control records (FIN, ACK) may be what a peer still waits for. */
     fy_wait_until(no_pending, NULL);
     /* Collectives whose requests were freed still run (MPI_Request_free): let them finish. */

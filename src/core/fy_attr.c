@@ -209,6 +209,25 @@ int fy_attrs_delete_all(void **list, int obj)
     return MPI_SUCCESS;
 }
 
+int fy_attrs_delete_all_anyway(void **list, int obj)
+{
+    int first = MPI_SUCCESS;
+    for (;;) {
+        int rc = fy_attrs_delete_all(list, obj);
+        if (rc == MPI_SUCCESS)
+            return first;
+        if (first == MPI_SUCCESS)
+            first = rc;
+        fy_attr_t **p = (fy_attr_t **)list; /* the failing one is back at the tail */
+        while ((*p)->next)
+            p = &(*p)->next;
+        fy_attr_t *a = *p;
+        *p = NULL;
+        kv_unref(a->keyval);
+        free(a);
+    }
+}
+
 int fy_attr_set(fy_comm_t *c, int keyval, void *value)
 {
     return fy_attrs_set("MPI_Comm_set_attr", FY_ATTR_COMM, &c->attrs, c->handle, keyval, value);
@@ -232,6 +251,11 @@ int fy_attr_dup(fy_comm_t *from, fy_comm_t *to)
 int fy_attr_delete_all(fy_comm_t *c)
 {
     return fy_attrs_delete_all(&c->attrs, c->handle);
+}
+
+int fy_attr_delete_all_anyway(fy_comm_t *c)
+{
+    return fy_attrs_delete_all_anyway(&c->attrs, c->handle);
 }
 
 void fy_keyval_fini(void)

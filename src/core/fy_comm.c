@@ -177,7 +177,7 @@ void fy_comm_release(fy_comm_t *c)
 {
     if (c == &world || c == &self || --c->refs > 0)
         return;
-    fy_attr_delete_all(c);
+    fy_attr_delete_all_anyway(c);
     if (c->coll_shm && fy_comm_coll_free)
         fy_comm_coll_free(c);
     cid_free[c->cid / 64] |= 1ull << (c->cid % 64);
@@ -197,7 +197,7 @@ void fy_comm_release(fy_comm_t *c)
 void fy_comm_fini(void)
 {
     fy_comm_builtin[0] = fy_comm_builtin[1] = NULL;
-    fy_attr_delete_all(&world);
+    fy_attr_delete_all_anyway(&world);
     if (fy_comm_coll_free) {
         if (world.coll_shm)
             fy_comm_coll_free(&world);
