@@ -101,8 +101,12 @@ int fy_api_gather(const char *fn, const void *sbuf, MPI_Count scount, MPI_Dataty
         } else if (rc == MPI_SUCCESS && sbuf == MPI_IN_PLACE) {
             rc = fy_err_set(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is only valid at the root", fn);
         }
-        if (rc == MPI_SUCCESS)
-            rc = count_ok(fn, scount < 0 ? scount : rcount);
+        /* The send count means nothing with MPI_IN_PLACE, the receive count nothing away from
+         * the root (MPI 4.1 sec. 6.5): programs pass -1 there. */
+        if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
+            rc = count_ok(fn, scount);
+        if (rc == MPI_SUCCESS && a.c->rank == root)
+            rc = count_ok(fn, rcount);
     }
     if (rc == MPI_SUCCESS) {
         fy_lock();
@@ -199,9 +203,11 @@ int fy_api_scatter(const char *fn, const void *sbuf, MPI_Count scount, const MPI
         rc = fy_api_dtype(fn, rtype, &a.rdt);
     if (rc == MPI_SUCCESS && !inter && rbuf == MPI_IN_PLACE && !at_root)
         rc = fy_err_set(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is only valid at the root", fn);
-    if (rc == MPI_SUCCESS && (!inter || at_root))
+    /* Only the root's send arguments count, and no receive arguments at a root that scatters
+     * in place (MPI 4.1 sec. 6.6). */
+    if (rc == MPI_SUCCESS && at_root)
         rc = count_ok(fn, scount);
-    if (rc == MPI_SUCCESS && (!inter || receives))
+    if (rc == MPI_SUCCESS && receives)
         rc = count_ok(fn, rcount);
     if (rc == MPI_SUCCESS) {
         fy_lock();
@@ -288,9 +294,11 @@ int fy_api_allgather(const char *fn, const void *sbuf, MPI_Count scount, MPI_Dat
         rc = fy_api_inter_in_place(fn, a.c, "sendbuf");
     if (rc == MPI_SUCCESS)
         rc = counts_ok(fn, rcounts, a.c->peer_size);
-    if (rc == MPI_SUCCESS && (scount < 0 || rcount < 0))
-        rc = fy_err_set(MPI_ERR_COUNT, "%s: invalid count %ld", fn,
-                        (long)(scount < 0 ? scount : rcount));
+    /* With MPI_IN_PLACE the send count and type are ignored (MPI 4.1 sec. 6.7). */
+    if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
+        rc = count_ok(fn, scount);
+    if (rc == MPI_SUCCESS)
+        rc = count_ok(fn, rcount);
     /* Every block is empty: nothing to move (on an intercommunicator only this direction). */
     if (rc == MPI_SUCCESS && mode == FY_COLL_BLOCKING && !rcounts && rcount == 0 && !inter)
         return MPI_SUCCESS;
@@ -380,9 +388,11 @@ int fy_api_alltoall(const char *fn, const void *sbuf, MPI_Count scount, const MP
         rc = counts_ok(fn, rcounts, a.c->peer_size);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
         rc = counts_ok(fn, scounts, a.c->peer_size);
-    if (rc == MPI_SUCCESS && (scount < 0 || rcount < 0))
-        rc = fy_err_set(MPI_ERR_COUNT, "%s: invalid count %ld", fn,
-                        (long)(scount < 0 ? scount : rcount));
+    /* With MPI_IN_PLACE the send count and type are ignored (MPI 4.1 sec. 6.8). */
+    if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
+        rc = count_ok(fn, scount);
+    if (rc == MPI_SUCCESS)
+        rc = count_ok(fn, rcount);
     /* Every block is empty: nothing to move (on an intercommunicator only this direction). */
     if (rc == MPI_SUCCESS && mode == FY_COLL_BLOCKING && !rcounts && rcount == 0 && !inter)
         return MPI_SUCCESS;

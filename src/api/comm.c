@@ -64,9 +64,15 @@ int PMPI_Comm_free(MPI_Comm *comm)
         rc = fy_err_set(MPI_ERR_COMM, "MPI_Comm_free: cannot free %s", c->name);
     if (rc != MPI_SUCCESS)
         return fy_err_raise_comm(*comm, rc);
+    /* The delete callbacks run now (MPI 4.1 sec. 7.7.2); when one fails, the free fails, the
+     * error goes to the communicator's handler and the communicator stays usable. */
     fy_lock();
-    fy_comm_release(c);
+    rc = fy_attr_delete_all(c);
+    if (rc == MPI_SUCCESS)
+        fy_comm_release(c);
     fy_unlock();
+    if (rc != MPI_SUCCESS)
+        return fy_err_raise_comm(*comm, rc);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

@@ -6,6 +6,7 @@
 
 #include "fy_api.h"
 #include "fy_coll.h"
+#include "fy_info.h"
 
 typedef struct {
     int key, rank;
@@ -98,6 +99,24 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     return split_entry(fn, comm, c, rc, color, key, newcomm);
 }
 
+/* The colour of an MPI_COMM_TYPE_HW_GUIDED split: MPI 4.1 sec. 7.4.2 names the level by the
+ * info key "mpi_hw_resource_type" and gives MPI_COMM_NULL when the key is absent or names a
+ * level the implementation does not know. Ferry knows one, "mpi_shared_memory", which holds
+ * the whole job (the same as MPI_COMM_TYPE_SHARED). */
+static int hw_guided_color(const char *fn, MPI_Info info, int *color_p)
+{
+    *color_p = MPI_UNDEFINED;
+    if (info == MPI_INFO_NULL)
+        return MPI_SUCCESS;
+    const fy_info_t *i = fy_info_get(info);
+    if (!i)
+        return fy_err_set(MPI_ERR_INFO, "%s: invalid info object 0x%x", fn, (unsigned)info);
+    int k = fy_info_find(i, "mpi_hw_resource_type");
+    if (k >= 0 && strcmp(i->kv[k].value, "mpi_shared_memory") == 0)
+        *color_p = 0;
+    return MPI_SUCCESS;
+}
+
 /* Every rank of a Ferry job shares this machine's memory (the shm transport spans the job), so
  * COMM_TYPE_SHARED keeps them all together; the hardware-guided split knows the one level it
  * can name, shared memory. */
@@ -105,7 +124,6 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
 {
     const char *fn = "MPI_Comm_split_type";
     fy_comm_t *c;
-    (void)info;
     int rc = fy_api_comm(fn, comm, &c);
     int color = 0;
     /* MPI 4.1: a resource-guided split names its level with the same info keys as a
@@ -114,8 +132,11 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
         split_type = MPI_COMM_TYPE_HW_GUIDED;
     switch (split_type) {
     case MPI_UNDEFINED: color = MPI_UNDEFINED; break;
-    case MPI_COMM_TYPE_SHARED:
-    case MPI_COMM_TYPE_HW_GUIDED: color = 0; break;
+    case MPI_COMM_TYPE_SHARED: color = 0; break;
+    case MPI_COMM_TYPE_HW_GUIDED:
+        if (rc == MPI_SUCCESS)
+            rc = hw_guided_color(fn, info, &color);
+        break;
     case MPI_COMM_TYPE_HW_UNGUIDED: color = MPI_UNDEFINED; break; /* no finer level known */
     default:
         if (rc == MPI_SUCCESS)

@@ -47,7 +47,7 @@ int PMPI_Finalize(void)
     fy_lock();
     /* The standard's hook for libraries: attributes on MPI_COMM_SELF are deleted first,
      * newest first, while MPI is still fully usable. */
-    fy_attr_delete_all(fy_comm_get(MPI_COMM_SELF));
+    fy_attr_delete_all_anyway(fy_comm_get(MPI_COMM_SELF));
     rc = fy_barrier(fy_comm_get(MPI_COMM_WORLD));
     fy_rt.finalized = true;
     fy_unlock();

@@ -147,7 +147,8 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     /* Delete callbacks run now; requests and types built from it keep their own references. */
     fy_lock();
     rc = fy_attrs_delete_all(&d->attrs, d->handle);
-    fy_dtype_free_handle(d);
+    if (rc == MPI_SUCCESS) /* a failing callback leaves the type usable, as for communicators */
+        fy_dtype_free_handle(d);
     fy_unlock();
     if (rc != MPI_SUCCESS)
         return fy_err_raise_comm(MPI_COMM_SELF, rc);
@@ -180,13 +181,14 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
     int rc = fy_api_dtype_any(fn, datatype, &d);
     if (rc == MPI_SUCCESS && !type_name)
         rc = fy_err_set(MPI_ERR_ARG, "%s: type_name is NULL", fn);
-    if (rc == MPI_SUCCESS && d->predefined)
-        rc = fy_err_set(MPI_ERR_TYPE, "%s: cannot rename the predefined datatype %s", fn, d->name);
     if (rc != MPI_SUCCESS)
         return fy_err_raise_comm(MPI_COMM_SELF, rc);
+    /* Predefined types may be renamed too (MPI 4.1 sec. 7.8 allows it; the name is local to
+     * the process): from then on their name lives in namebuf like a derived type's. */
     fy_lock();
     strncpy(d->namebuf, type_name, MPI_MAX_OBJECT_NAME - 1);
     d->namebuf[MPI_MAX_OBJECT_NAME - 1] = '\0';
+    d->name = d->namebuf;
     fy_unlock();
     return MPI_SUCCESS;
 }

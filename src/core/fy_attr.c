@@ -82,9 +82,13 @@ static int call_delete(int obj, fy_attr_t *a)
     keyval_t *k = &keyvals[fy_handle_index(a->keyval)];
     if (k->del) {
         int rc = k->del(obj, a->keyval, a->value, k->extra);
-        if (rc != MPI_SUCCESS)
-            return fy_err_set(rc & 0xff, "attribute delete callback for keyval 0x%x returned %d",
+        /* The callback's own code is the call's error: a class gets a message saying where
+         * it came from; a code (one with a message, or the user's) is passed on as it is. */
+        if (rc != MPI_SUCCESS && rc > 0 && rc <= 0xff)
+            return fy_err_set(rc, "attribute delete callback for keyval 0x%x returned %d",
                               (unsigned)a->keyval, rc);
+        if (rc != MPI_SUCCESS)
+            return rc;
     }
     return MPI_SUCCESS;
 }
@@ -138,6 +142,10 @@ int fy_attrs_get(const char *fn, fy_attr_kind_t kind, void **list, int keyval, v
     return MPI_SUCCESS;
 }
 
+/* The attribute leaves the list before its callback runs: the callback may delete or set
+ * other attributes of the same object (libraries chain cleanups that way, MPI_Finalize's hook on
+ * MPI_COMM_SELF included), which must not find it half removed. A failing callback leaves it
+ * attached, at the head of the list, and its error is the call's. */
 int fy_attrs_delete(const char *fn, fy_attr_kind_t kind, void **list, int obj, int keyval)
 {
     if (!kv_of_kind(fn, keyval, kind))
@@ -145,11 +153,14 @@ int fy_attrs_delete(const char *fn, fy_attr_kind_t kind, void **list, int obj, i
     fy_attr_t **p = find(list, keyval);
     if (!*p) /* nothing to delete: not an error (MPICH agrees; libraries delete defensively) */
         return MPI_SUCCESS;
-    int rc = call_delete(obj, *p);
-    if (rc != MPI_SUCCESS)
-        return rc;
     fy_attr_t *a = *p;
     *p = a->next;
+    int rc = call_delete(obj, a);
+    if (rc != MPI_SUCCESS) {
+        a->next = *list;
+        *list = a;
+        return rc;
+    }
     kv_unref(a->keyval);
     free(a);
     return MPI_SUCCESS;
@@ -173,21 +184,48 @@ int fy_attrs_dup(const char *fn, void **from, int from_obj, void **to)
     return MPI_SUCCESS;
 }
 
+/* Newest first, each unlinked before its callback runs (see fy_attrs_delete). The first
+ * failing callback stops the walk: its attribute and the older ones stay, and its error is
+ * returned, so that the free that asked can fail and leave the object usable. */
 int fy_attrs_delete_all(void **list, int obj)
 {
-    int rc = MPI_SUCCESS;
-    while (*list) { /* newest first: find the last one each time (lists are short) */
+    while (*list) { /* find the newest each time: callbacks may change the list (it is short) */
         fy_attr_t **p = (fy_attr_t **)list;
         while ((*p)->next)
             p = &(*p)->next;
-        int r = call_delete(obj, *p);
-        if (r != MPI_SUCCESS && rc == MPI_SUCCESS)
-            rc = r;
-        kv_unref((*p)->keyval);
-        free(*p);
+        fy_attr_t *a = *p;
         *p = NULL;
+        int rc = call_delete(obj, a);
+        if (rc != MPI_SUCCESS) {
+            fy_attr_t **tail = (fy_attr_t **)list;
+            while (*tail)
+                tail = &(*tail)->next;
+            *tail = a; /* back at the tail: still the newest */
+            return rc;
+        }
+        kv_unref(a->keyval);
+        free(a);
     }
-    return rc;
+    return MPI_SUCCESS;
+}
+
+int fy_attrs_delete_all_anyway(void **list, int obj)
+{
+    int first = MPI_SUCCESS;
+    for (;;) {
+        int rc = fy_attrs_delete_all(list, obj);
+        if (rc == MPI_SUCCESS)
+            return first;
+        if (first == MPI_SUCCESS)
+            first = rc;
+        fy_attr_t **p = (fy_attr_t **)list; /* the failing one is back at the tail */
+        while ((*p)->next)
+            p = &(*p)->next;
+        fy_attr_t *a = *p;
+        *p = NULL;
+        kv_unref(a->keyval);
+        free(a);
+    }
 }
 
 int fy_attr_set(fy_comm_t *c, int keyval, void *value)
@@ -213,6 +251,11 @@ int fy_attr_dup(fy_comm_t *from, fy_comm_t *to)
 int fy_attr_delete_all(fy_comm_t *c)
 {
     return fy_attrs_delete_all(&c->attrs, c->handle);
+}
+
+int fy_attr_delete_all_anyway(fy_comm_t *c)
+{
+    return fy_attrs_delete_all_anyway(&c->attrs, c->handle);
 }
 
 void fy_keyval_fini(void)

@@ -179,7 +179,7 @@ void fy_comm_release(fy_comm_t *c)
 {
     if (c == &world || c == &self || --c->refs > 0)
         return;
-    fy_attr_delete_all(c);
+    fy_attr_delete_all_anyway(c);
     if (c->bsend && fy_comm_bsend_free)
         fy_comm_bsend_free(c);
     if (c->coll_shm && fy_comm_coll_free)
@@ -201,7 +201,7 @@ void fy_comm_release(fy_comm_t *c)
 void fy_comm_fini(void)
 {
     fy_comm_builtin[0] = fy_comm_builtin[1] = NULL;
-    fy_attr_delete_all(&world);
+    fy_attr_delete_all_anyway(&world);
     if (fy_comm_bsend_free) { /* buffers left attached: their messages have been sent */
         if (world.bsend)
             fy_comm_bsend_free(&world);

@@ -144,6 +144,19 @@ static const char *const class_text[] = {
     [MPI_ERR_PROC_ABORTED] = "a process taking part in the operation has aborted",
     [MPI_ERR_VALUE_TOO_LARGE] = "value too large to store in the output argument",
     [MPI_T_ERR_NOT_SUPPORTED] = "tools interface: the requested functionality is not supported",
+    [MPI_T_ERR_NOT_ACCESSIBLE] = "tools interface: the requested functionality is not "
+                                 "accessible (not at this time, or not to this caller)",
+    [MPI_ERR_ERRHANDLER] = "invalid error handler (MPI_ERRHANDLER_NULL, freed, or made for "
+                           "another kind of object)",
+    /* MPICH's extension classes (MPICH_ERR_FIRST_MPIX + 1..5 in its ABI): Ferry raises none
+     * of them, but codes a program got from another library or passes on are still valid. */
+    [101] = "process failure (class 101, MPIX_ERR_PROC_FAILED in MPICH's ABI)",
+    [102] = "a process failure has left this request pending (class 102, "
+            "MPIX_ERR_PROC_FAILED_PENDING in MPICH's ABI)",
+    [103] = "the communication object has been revoked (class 103, MPIX_ERR_REVOKED in MPICH's "
+            "ABI)",
+    [104] = "the operation could not be issued now (class 104, MPIX_ERR_EAGAIN in MPICH's ABI)",
+    [105] = "no request could be allocated (class 105, MPIX_ERR_NOREQ in MPICH's ABI)",
 };
 #define NCLASSES ((int)(sizeof class_text / sizeof class_text[0]))
 

@@ -230,13 +230,14 @@ fy_info_t *fy_info_env_new(int argc, char **argv)
             rc = fy_info_set(info, "argv", val);
     }
 
-    /* maxprocs: the size of MPI_COMM_WORLD, from the launcher before MPI_Init */
+    /* maxprocs: the size of MPI_COMM_WORLD, from the launcher before MPI_Init (a process
+     * started without one is a singleton). The same keys before and after MPI_Init. */
     int size = 0;
     if (fy_rt.initialized) {
         size = fy_rt.size;
     } else {
         const char *s = getenv("PMI_SIZE");
-        size = s ? atoi(s) : 0;
+        size = s ? atoi(s) : 1;
     }
     if (rc == MPI_SUCCESS && size > 0) {
         snprintf(val, MPI_MAX_INFO_VAL + 1, "%d", size);
@@ -256,9 +257,12 @@ fy_info_t *fy_info_env_new(int argc, char **argv)
     if (rc == MPI_SUCCESS && getcwd(val, MPI_MAX_INFO_VAL + 1))
         rc = fy_info_set(info, "wdir", val);
 
-    /* thread_level: the level provided, once MPI_Init has decided it */
-    if (rc == MPI_SUCCESS && fy_rt.initialized)
-        rc = fy_info_set(info, "thread_level", thread_level_name(fy_rt.thread_level));
+    /* thread_level: the level provided, once MPI_Init has decided it; before, the level
+     * MPI_Init gives (no level is requested before a program starts). */
+    if (rc == MPI_SUCCESS)
+        rc = fy_info_set(info, "thread_level",
+                         thread_level_name(fy_rt.initialized ? fy_rt.thread_level
+                                                             : MPI_THREAD_SINGLE));
     if (rc != MPI_SUCCESS)
         goto err;
     free(cmdline);

@@ -189,16 +189,21 @@ void fy_topo_cart_shift(const fy_topo_t *t, int rank, int dir, int disp, int *so
 
 /* ---- MPI_Dims_create ----
  *
- * The k free dimensions must multiply to m. Among the non-increasing k-tuples of factors of m,
- * the one wanted is the lexicographically smallest: the largest factor as small as possible,
- * then the second, and so on. It is found depth first: the first factor f is tried over the
- * divisors of m in increasing order, from the smallest f with f^k >= m (below that, k factors
- * of at most f cannot reach m), and the rest is the same problem for m / f with k - 1 factors,
- * none above f. The first f whose rest can be completed is the answer's largest factor, and
- * the completion found for it, being itself the smallest, is the answer's tail. A rest is cut
- * off at once when m still holds a prime above the cap, which keeps the failed branches short.
- * Divisors and primes are those of the original m (every later m divides it): at most 1600
- * divisors and 9 distinct primes below 2^31. */
+ * The k free dimensions must multiply to m, "as close to each other as possible" (MPI 4.1
+ * sec. 8.5.2). Ferry reads that as MPICH does: among the non-increasing k-tuples of factors of
+ * m, the smallest spread (largest minus smallest factor); among those, the largest smallest
+ * factor; among those, the lexicographically smallest tuple. 5040 in 3 dimensions is then
+ * 21 x 16 x 15 (spread 6, smallest 15), not 20 x 18 x 14 (spread 6, smallest 14), and 4620 is
+ * 22 x 15 x 14, not 21 x 20 x 11 (the tuple with the smallest largest factor).
+ *
+ * The search is depth first over the factors in order, each a divisor of m at most the previous
+ * one, tried in increasing order, so tuples come in lexicographic order and a later tuple
+ * replaces the best only when strictly better. A branch is cut when its remaining j factors
+ * cannot reach the rest r (cap^j < r), when r holds a prime above the cap, or when its spread
+ * cannot beat the best: the smallest factor to come is at most the floor of r's j-th root.
+ * At the top, the largest factor only grows, so the first such cut ends the search. Divisors
+ * and primes are those of the original m (every later rest divides it): at most 1600 divisors
+ * and 9 distinct primes below 2^31. */
 
 #define MAX_DIVISORS 2048
 #define MAX_PRIMES 16
@@ -255,33 +260,86 @@ static bool pow_reaches(int f, int k, int m)
     return p >= m;
 }
 
-/* The smallest non-increasing k-tuple of factors of m, each at most cap, into out[k]. */
-static bool balanced(const factors_t *fs, int m, int k, int cap, int *out)
+/* r^k <= m, without overflow. */
+static bool pow_fits(int r, int k, int m)
 {
+    long long p = 1;
+    for (int i = 0; i < k; i++)
+        if ((p *= r) > m)
+            return false;
+    return true;
+}
+
+/* The largest r with r^k <= m (k >= 1, m >= 1). */
+static int int_root(int m, int k)
+{
+    int lo = 1, hi = m;
+    while (lo < hi) {
+        int mid = lo + (hi - lo + 1) / 2;
+        if (pow_fits(mid, k, m))
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+typedef struct {
+    const factors_t *fs;
+    int k;      /* factors wanted */
+    int *cur;   /* the tuple being built, k entries */
+    int *best;  /* the best complete tuple so far, k entries */
+    bool found; /* best holds a tuple */
+    int best_spread, best_min;
+} search_t;
+
+/* cur[0..k-1] is complete: keep it when it beats the best. */
+static void consider(search_t *s)
+{
+    int spread = s->cur[0] - s->cur[s->k - 1], min = s->cur[s->k - 1];
+    if (s->found && (spread > s->best_spread || (spread == s->best_spread && min <= s->best_min)))
+        return; /* equal tuples come later in lexicographic order: the first one stays */
+    memcpy(s->best, s->cur, sizeof(int) * (size_t)s->k);
+    s->found = true;
+    s->best_spread = spread;
+    s->best_min = min;
+}
+
+/* cur[0..depth-1] is chosen; the remaining factors multiply to m, each at most cap. */
+static void search(search_t *s, int depth, int m, int cap)
+{
+    int left = s->k - depth;
     if (m == 1) {
-        for (int i = 0; i < k; i++)
-            out[i] = 1;
-        return true;
+        for (int i = depth; i < s->k; i++)
+            s->cur[i] = 1;
+        consider(s);
+        return;
     }
-    if (k == 1) {
-        out[0] = m;
-        return m <= cap;
+    if (left == 1) {
+        if (m <= cap) {
+            s->cur[depth] = m;
+            consider(s);
+        }
+        return;
     }
+    const factors_t *fs = s->fs;
     for (int i = 0; i < fs->nprime; i++)
         if (fs->prime[i] > cap && m % fs->prime[i] == 0)
-            return false;
+            return;
+    int min_bound = int_root(m, left); /* no smallest factor to come is above it */
     for (int i = 0; i < fs->ndiv; i++) {
         int f = fs->div[i];
         if (f > cap || f > m)
             break;
-        if (m % f || !pow_reaches(f, k, m))
+        if (m % f || !pow_reaches(f, left, m))
             continue;
-        if (balanced(fs, m / f, k - 1, f, out + 1)) {
-            out[0] = f;
-            return true;
-        }
+        int largest = depth ? s->cur[0] : f, bound = largest - min_bound;
+        if (s->found &&
+            (bound > s->best_spread || (bound == s->best_spread && min_bound <= s->best_min)))
+            break; /* the largest factor (f at the top, fixed below) only grows from here */
+        s->cur[depth] = f;
+        search(s, depth + 1, m / f, f);
     }
-    return false;
 }
 
 int fy_topo_dims_create(int nnodes, int ndims, int *dims)
@@ -303,12 +361,14 @@ int fy_topo_dims_create(int nnodes, int ndims, int *dims)
     if (nfree == 0)
         return m == 1 ? 0 : -1;
     factors_t *fs = malloc(sizeof *fs);
-    int *out = malloc(sizeof(int) * (size_t)nfree);
+    int *out = malloc(sizeof(int) * 2 * (size_t)nfree);
     int rc = -2;
     if (fs && out) {
         factorise(m, fs);
-        /* Always succeeds ((m, 1, 1, ...) is a candidate); kept as a check. */
-        rc = balanced(fs, m, nfree, m, out) ? 0 : -1;
+        search_t s = {.fs = fs, .k = nfree, .cur = out + nfree, .best = out};
+        search(&s, 0, m, m);
+        /* Always finds one ((m, 1, 1, ...) is a candidate); kept as a check. */
+        rc = s.found ? 0 : -1;
     }
     if (rc == 0)
         for (int i = 0, j = 0; i < ndims; i++)

@@ -106,7 +106,7 @@ static void finish_shape(fy_dtype_t *d)
         const fy_dtype_t *c = block_child(sh, i);
         MPI_Count bl = block_len(sh, i);
         span_add(&sp, c, block_at(sh, i), bl);
-        if (c->align > align)
+        if (bl > 0 && c->align > align) /* an empty block adds nothing to the typemap */
             align = c->align;
         if (bl > 0 && c->size > 0) {
             if (first)
