@@ -61,16 +61,28 @@ void fy_api_request_retire(fy_req_t *r, MPI_Request *h);
 /* Frees a request that is complete or inactive (a collective's schedule with it). */
 void fy_api_request_free(fy_req_t *r);
 
-/* Context-id agreement for a new communicator over parent's members (comm_cid.c): the free
- * mask common to all, safe against other creations in progress on this process. */
+/* Context-id agreement for a new communicator over parent's members (comm_cid.c): a mask
+ * holding the one id chosen, free on every member and safe against other creations in progress
+ * on this process. */
 int fy_api_agree_cid(fy_comm_t *parent, uint64_t *agreed);
-/* The pieces, for agreements that span two groups (intercommunicators): `key` orders the
- * creations in progress (the id of the communicator the agreement runs on); the contribution
- * is FY_CID_MASK_WORDS + 1 words, the last one 1 when this process lent its mask. */
-void fy_api_cid_begin(int64_t key);
-void fy_api_cid_contribution(int64_t key, uint64_t *mask);
-void fy_api_cid_round_failed(int64_t key);
-void fy_api_cid_end(int64_t key);
+/* The pieces, for agreements run as schedules or spanning two groups (intercommunicators). An
+ * agreement is rounds of an AND over all members of FY_CID_WORDS words: fy_api_cid_prepare
+ * fills this process's words, fy_api_cid_decide reads the AND and says whether it is done (then
+ * `agreed` holds the `need` ids chosen, which the caller must take before it next lets go of the
+ * process lock) or needs another round. fy_api_cid_abandon undoes a reservation when the
+ * agreement stops on an error. `key` must be the same on every member. */
+#define FY_CID_WORDS (FY_CID_MASK_WORDS + 1)
+typedef struct fy_cid_agree {
+    int64_t key;
+    int need;  /* ids to choose: 1, or 2 (an intercommunicator and its hidden local groups) */
+    int round; /* rounds decided so far */
+    int cand[2];
+    bool held; /* this process reserved the candidates */
+} fy_cid_agree_t;
+void fy_api_cid_start(fy_cid_agree_t *a, int64_t key, int need);
+void fy_api_cid_prepare(fy_cid_agree_t *a, uint64_t *words);
+int fy_api_cid_decide(fy_cid_agree_t *a, const uint64_t *all, bool *done, uint64_t *agreed);
+void fy_api_cid_abandon(fy_cid_agree_t *a);
 /* The agreement over c's members with a given key; tag >= 0 runs it point to point on c's
  * collective context with that tag (c may be a view of a group: MPI_Comm_create_group). */
 int fy_api_agree_cid_tagged(fy_comm_t *c, int64_t key, int tag, uint64_t *agreed);

@@ -23,7 +23,7 @@ enum { HDR_SIZE = 0, HDR_HIGH, HDR_LEADER, HDR_INTS };
 enum { TAG_LEADERS = 0x7ffe };
 typedef struct {
     int hdr[HDR_INTS];
-    uint64_t mask[FY_CID_MASK_WORDS + 1]; /* the last word: every member lent its mask */
+    uint64_t mask[FY_CID_WORDS]; /* the agreement's words (comm_cid.c) */
 } leader_msg_t;
 
 static int wait_free(fy_req_t *r)
@@ -62,14 +62,15 @@ static int swap(fy_comm_t *c, uint32_t ctx, int peer, int tag, const void *sbuf,
  * member holds the other group's message in *theirs and its world ranks in *remote_p
  * (malloc'd), and the combined mask in agreed. */
 static int exchange_once(fy_comm_t *local, int leader, fy_comm_t *via, uint32_t ctx, int peer,
-                         int tag, int high, int64_t key, leader_msg_t *theirs, int **remote_p)
+                         int tag, int high, fy_cid_agree_t *a, leader_msg_t *theirs,
+                         int **remote_p)
 {
     const fy_dtype_t *u64 = fy_dtype_get(MPI_UINT64_T), *ti = fy_dtype_get(MPI_INT);
     leader_msg_t mine = {{local->size, high, 0}, {0}};
-    uint64_t contribution[FY_CID_MASK_WORDS + 1];
+    uint64_t contribution[FY_CID_WORDS];
     int *my_ranks = NULL, *remote = NULL;
-    fy_api_cid_contribution(key, contribution);
-    int rc = fy_allreduce(contribution, mine.mask, FY_CID_MASK_WORDS + 1, u64, MPI_BAND, local);
+    fy_api_cid_prepare(a, contribution);
+    int rc = fy_allreduce(contribution, mine.mask, FY_CID_WORDS, u64, MPI_BAND, local);
     fy_coll_scratch_done();
     if (rc != MPI_SUCCESS)
         return rc;
@@ -89,7 +90,7 @@ static int exchange_once(fy_comm_t *local, int leader, fy_comm_t *via, uint32_t 
                       sizeof(int) * (size_t)theirs->hdr[HDR_SIZE]);
         }
         free(my_ranks);
-        for (int w = 0; w <= FY_CID_MASK_WORDS; w++)
+        for (int w = 0; w < FY_CID_WORDS; w++)
             theirs->mask[w] &= mine.mask[w];
     }
     /* The leader's failure must reach the others, or they would wait in the broadcast. */
@@ -114,26 +115,28 @@ static int exchange_once(fy_comm_t *local, int leader, fy_comm_t *via, uint32_t 
     return MPI_SUCCESS;
 }
 
-/* Rounds of the exchange until every member of both groups lent its mask (comm_cid.c). `key`
- * names the creation in the token scheme: it must be the same on every member of both groups
- * (the local communicator's id for MPI_Intercomm_create, where the groups are disjoint; the
- * intercommunicator's own id, agreed by both groups, for its duplicates and merges). */
+/* Rounds of the exchange until the agreement (comm_cid.c) is decided on both groups. `key`
+ * must be the same on every member of both groups (the local communicator's id for
+ * MPI_Intercomm_create, where the groups are disjoint; the intercommunicator's own id, agreed by
+ * both groups, for its duplicates and merges). */
 static int exchange(fy_comm_t *local, int leader, fy_comm_t *via, uint32_t ctx, int peer, int tag,
                     int high, int64_t key, leader_msg_t *theirs, int **remote_p, uint64_t *agreed)
 {
-    int rc;
-    fy_api_cid_begin(key);
-    for (;;) {
+    fy_cid_agree_t a;
+    bool done = false;
+    int rc = MPI_SUCCESS;
+    fy_api_cid_start(&a, key, 1);
+    while (rc == MPI_SUCCESS && !done) {
         *remote_p = NULL;
-        rc = exchange_once(local, leader, via, ctx, peer, tag, high, key, theirs, remote_p);
-        if (rc != MPI_SUCCESS || theirs->mask[FY_CID_MASK_WORDS])
-            break;
-        free(*remote_p);
-        fy_api_cid_round_failed(key);
+        rc = exchange_once(local, leader, via, ctx, peer, tag, high, &a, theirs, remote_p);
+        if (rc == MPI_SUCCESS)
+            rc = fy_api_cid_decide(&a, theirs->mask, &done, agreed);
+        if (rc != MPI_SUCCESS || !done) {
+            free(*remote_p);
+            *remote_p = NULL;
+        }
     }
-    if (rc == MPI_SUCCESS)
-        memcpy(agreed, theirs->mask, sizeof(uint64_t) * FY_CID_MASK_WORDS);
-    fy_api_cid_end(key);
+    fy_api_cid_abandon(&a);
     return rc;
 }
 
