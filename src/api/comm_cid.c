@@ -88,9 +88,9 @@ int fy_api_cid_decide(fy_cid_agree_t *a, const uint64_t *all, bool *done, uint64
     }
     a->round++;
     if (n < a->need)
-        return fy_err_set(MPI_ERR_INTERN,
-                          "no context id is free on every member (at most %d communicators at "
-                          "once)",
+        return fy_err_set(MPI_ERR_OTHER,
+                          "cannot create a communicator: no context id is free on every member "
+                          "(%d in all; free communicators you no longer need)",
                           FY_MAX_COMMS);
     const uint64_t *free_ids = fy_comm_free_cids();
     bool ok = true;

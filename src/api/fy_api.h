@@ -87,6 +87,10 @@ void fy_api_cid_abandon(fy_cid_agree_t *a);
  * collective context with that tag (c may be a view of a group: MPI_Comm_create_group). */
 int fy_api_agree_cid_tagged(fy_comm_t *c, int64_t key, int tag, uint64_t *agreed);
 
+/* MPI_Comm_split of an intercommunicator (intercomm.c): collective over both groups; the
+ * caller holds the lock and has checked the arguments. */
+int fy_api_intercomm_split(const char *fn, fy_comm_t *c, int color, int key, MPI_Comm *newcomm);
+
 /* MPI-4 creation from a group of world ranks, without a parent (comm_create.c). */
 int fy_api_comm_from_group(const char *fn, MPI_Group group, const char *stringtag,
                            MPI_Errhandler errhandler, fy_comm_t **out_p);

@@ -15,7 +15,10 @@
  * groups, completed in reverse, with a blocking one in between; MPI_Comm_idup of the
  * intercommunicator among nonblocking collectives; and the errors: MPI_IN_PLACE
  * (MPI_ERR_BUFFER), Scan and Exscan (MPI_ERR_COMM), a bad root (MPI_ERR_ROOT), each in the three
- * forms. FY_TEST_THREAD_LEVEL=multiple runs it all under MPI_THREAD_MULTIPLE. */
+ * forms. FY_TEST_THREAD_LEVEL=multiple runs it all under MPI_THREAD_MULTIPLE.
+ * FY_TEST_INTER_SPLITS=all runs every collective in the three forms on every split of world
+ * into a low group of a ranks and a high group of b (a + b = size, a = 1 .. size-1: 1+7, 2+6,
+ * ..., 7+1 at 8 ranks), the leaders the groups' last members. */
 #include "mpitest.h"
 #include "coll_ops.h"
 
@@ -922,7 +925,21 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Op_create(vsum_fn, 1, &vsum_op));
     MPI_OK(MPI_Op_create(affine_fn, 0, &aff_op));
 
-    for (int config = 0; config < 2; config++) {
+    const char *splits = getenv("FY_TEST_INTER_SPLITS");
+    if (splits && strcmp(splits, "all") == 0) {
+        for (int low = 1; low < mt_size; low++) {
+            MPI_Comm local;
+            char name[64];
+            snprintf(name, sizeof name, "%d + %d", low, mt_size - low);
+            int g = mt_rank < low ? 0 : 1;
+            make(g, name, g == 0 ? mt_size - 1 : low - 1, &local);
+            for (int m = 0; m < NMODES; m++)
+                all_collectives(m);
+            MPI_OK(MPI_Comm_free(&X.ic));
+            MPI_OK(MPI_Comm_free(&local));
+        }
+    }
+    for (int config = 0; config < 2 && !splits; config++) {
         MPI_Comm local;
         if (config == 0) { /* the low third (at least one) against the rest */
             int low = mt_size / 3 > 0 ? mt_size / 3 : 1;
