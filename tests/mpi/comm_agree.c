@@ -16,16 +16,24 @@
 
 enum { THREADS = 3, THREAD_ROUNDS = 12, RANDOM_ROUNDS = 10 };
 
-static void check_comm(MPI_Comm c, int expect_size, const char *what)
+/* The new communicator's size, and an Allreduce on it of a value particular to it (salt), so
+ * that two communicators sharing a context id by mistake would mix their sums. */
+static void check_salted(MPI_Comm c, int expect_size, int salt, const char *what)
 {
-    int n = -1, one = 1, sum = 0;
+    int n = -1, one = 1 + 1000 * salt, sum = 0;
     CHECK(c != MPI_COMM_NULL, "%s: MPI_COMM_NULL", what);
     if (c == MPI_COMM_NULL)
         return;
     MPI_Comm_size(c, &n);
     CHECK(n == expect_size, "%s: size %d, expected %d", what, n, expect_size);
     MPI_OK(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, c));
-    CHECK(sum == expect_size, "%s: Allreduce gives %d, expected %d", what, sum, expect_size);
+    CHECK(sum == expect_size * one, "%s: Allreduce gives %d, expected %d", what, sum,
+          expect_size * one);
+}
+
+static void check_comm(MPI_Comm c, int expect_size, const char *what)
+{
+    check_salted(c, expect_size, 0, what);
 }
 
 static MPI_Group group_of(const int *ranks, int n)
@@ -127,7 +135,8 @@ static MPI_Comm shared[THREADS];
 static void *dupper(void *arg)
 {
     int t = (int)(intptr_t)arg;
-    MPI_Comm parent = shared[(t + mt_rank) % THREADS];
+    int k = (t + mt_rank) % THREADS;
+    MPI_Comm parent = shared[k];
     for (int i = 0; i < THREAD_ROUNDS; i++) {
         MPI_Comm a, b;
         MPI_Request req;
@@ -135,8 +144,8 @@ static void *dupper(void *arg)
             return NULL;
         MPI_OK(MPI_Comm_idup(parent, &b, &req));
         MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
-        check_comm(a, mt_size, "threads: dup");
-        check_comm(b, mt_size, "threads: idup");
+        check_salted(a, mt_size, 2 * k + 1, "threads: dup");
+        check_salted(b, mt_size, 2 * k + 2, "threads: idup");
         MPI_Comm_free(&a);
         MPI_Comm_free(&b);
     }
