@@ -32,15 +32,26 @@
 #include "fy_info.h"
 
 static uint64_t reserved[FY_CID_MASK_WORDS]; /* ids held by creations between two rounds */
+static int in_progress;                      /* agreements started and not yet abandoned */
 
 static bool bit(const uint64_t *m, int i)
 {
     return m[i / 64] >> (i % 64) & 1;
 }
 
-void fy_api_cid_start(fy_cid_agree_t *a, int64_t key, int need)
+void fy_api_cid_start(fy_cid_agree_t *a, int64_t key, int need, bool blocking)
 {
-    *a = (fy_cid_agree_t){.key = key, .need = need, .cand = {-1, -1}};
+    *a = (fy_cid_agree_t){
+        .key = key, .need = need, .cand = {-1, -1}, .blocking = blocking, .counted = true};
+    in_progress++;
+}
+
+/* Round 0's last word: whether nothing can touch this process's ids before the caller has
+ * taken the ones decided: a blocking agreement, the only one in progress here, and no other
+ * thread that could start one. When every member says so, round 0 decides at once. */
+static bool alone(const fy_cid_agree_t *a)
+{
+    return a->blocking && in_progress == 1 && fy_rt.thread_level < MPI_THREAD_MULTIPLE;
 }
 
 void fy_api_cid_prepare(fy_cid_agree_t *a, uint64_t *words)
@@ -48,15 +59,23 @@ void fy_api_cid_prepare(fy_cid_agree_t *a, uint64_t *words)
     const uint64_t *free_ids = fy_comm_free_cids();
     for (int w = 0; w < FY_CID_MASK_WORDS; w++)
         words[w] = free_ids[w] & ~reserved[w];
-    words[FY_CID_MASK_WORDS] = a->held;
+    words[FY_CID_MASK_WORDS] = a->round ? a->held : alone(a);
 }
 
-void fy_api_cid_abandon(fy_cid_agree_t *a)
+static void drop(fy_cid_agree_t *a)
 {
     if (a->held)
         for (int i = 0; i < a->need; i++)
             reserved[a->cand[i] / 64] &= ~(1ull << (a->cand[i] % 64));
     a->held = false;
+}
+
+void fy_api_cid_abandon(fy_cid_agree_t *a)
+{
+    drop(a);
+    if (a->counted)
+        in_progress--;
+    a->counted = false;
 }
 
 static uint64_t mix(uint64_t x)
@@ -69,8 +88,26 @@ static uint64_t mix(uint64_t x)
 
 int fy_api_cid_decide(fy_cid_agree_t *a, const uint64_t *all, bool *done, uint64_t *agreed)
 {
-    bool won = a->round > 0 && all[FY_CID_MASK_WORDS];
-    fy_api_cid_abandon(a);
+    /* Round 0's last word set: every member alone, the lowest ids are safe as they are.
+     * Later rounds': every member reserved the candidates. */
+    bool won = all[FY_CID_MASK_WORDS] != 0;
+    drop(a);
+    int start = a->round ? (int)(mix((uint64_t)a->key * 31 + (uint64_t)a->round) % FY_MAX_COMMS) : 0;
+    int n = 0;
+    if (!won || a->round == 0)
+        for (int k = 0; k < FY_MAX_COMMS && n < a->need; k++) {
+            int i = (start + k) % FY_MAX_COMMS;
+            if (bit(all, i))
+                a->cand[n++] = i;
+        }
+    else
+        n = a->need;
+    a->round++;
+    if (n < a->need)
+        return fy_err_set(MPI_ERR_OTHER,
+                          "cannot create a communicator: no context id is free on every member "
+                          "(%d in all; free communicators you no longer need)",
+                          FY_MAX_COMMS);
     if (won) {
         memset(agreed, 0, sizeof(uint64_t) * FY_CID_MASK_WORDS);
         for (int i = 0; i < a->need; i++)
@@ -79,19 +116,6 @@ int fy_api_cid_decide(fy_cid_agree_t *a, const uint64_t *all, bool *done, uint64
         return MPI_SUCCESS;
     }
     *done = false;
-    int start = a->round ? (int)(mix((uint64_t)a->key * 31 + (uint64_t)a->round) % FY_MAX_COMMS) : 0;
-    int n = 0;
-    for (int k = 0; k < FY_MAX_COMMS && n < a->need; k++) {
-        int i = (start + k) % FY_MAX_COMMS;
-        if (bit(all, i))
-            a->cand[n++] = i;
-    }
-    a->round++;
-    if (n < a->need)
-        return fy_err_set(MPI_ERR_OTHER,
-                          "cannot create a communicator: no context id is free on every member "
-                          "(%d in all; free communicators you no longer need)",
-                          FY_MAX_COMMS);
     const uint64_t *free_ids = fy_comm_free_cids();
     bool ok = true;
     for (int i = 0; i < a->need; i++)
@@ -129,7 +153,7 @@ int fy_api_agree_cid_tagged(fy_comm_t *c, int64_t key, int tag, uint64_t *agreed
     fy_cid_agree_t a;
     bool done = false;
     int rc = MPI_SUCCESS;
-    fy_api_cid_start(&a, key, 1);
+    fy_api_cid_start(&a, key, 1, true);
     while (rc == MPI_SUCCESS && !done) {
         fy_api_cid_prepare(&a, mine);
         if (tag < 0) {
@@ -245,7 +269,7 @@ static int idup(const char *fn, MPI_Comm comm, bool with_info, MPI_Info info, MP
         a->parent = c;
         fy_api_cid_start(&a->agree,
                          ((int64_t)c->cid << 32) | 0x40000000 | (fy_sched_tag(s) & 0x3fffffff),
-                         c->inter ? 2 : 1);
+                         c->inter ? 2 : 1, false);
         a->newcomm = newcomm;
         if (hints && hints->n && !(a->info = fy_info_dup(hints)))
             rc = fy_err_set(MPI_ERR_NO_MEM, "%s: out of memory copying info hints", fn);

@@ -77,9 +77,13 @@ typedef struct fy_cid_agree {
     int need;  /* ids to choose: 1, or 2 (an intercommunicator and its hidden local groups) */
     int round; /* rounds decided so far */
     int cand[2];
-    bool held; /* this process reserved the candidates */
+    bool held;     /* this process reserved the candidates */
+    bool blocking; /* the caller's thread stays inside until it is decided */
+    bool counted;  /* in the count of agreements in progress here */
 } fy_cid_agree_t;
-void fy_api_cid_start(fy_cid_agree_t *a, int64_t key, int need);
+/* `blocking`: the calling thread does nothing else until the agreement is decided (false for
+ * schedules). fy_api_cid_abandon ends every agreement, decided or not. */
+void fy_api_cid_start(fy_cid_agree_t *a, int64_t key, int need, bool blocking);
 void fy_api_cid_prepare(fy_cid_agree_t *a, uint64_t *words);
 int fy_api_cid_decide(fy_cid_agree_t *a, const uint64_t *all, bool *done, uint64_t *agreed);
 void fy_api_cid_abandon(fy_cid_agree_t *a);

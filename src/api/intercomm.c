@@ -126,7 +126,7 @@ static int exchange_n(fy_comm_t *local, int leader, fy_comm_t *via, uint32_t ctx
     fy_cid_agree_t a;
     bool done = false;
     int rc = MPI_SUCCESS;
-    fy_api_cid_start(&a, key, need);
+    fy_api_cid_start(&a, key, need, true);
     while (rc == MPI_SUCCESS && !done) {
         *remote_p = NULL;
         rc = exchange_once(local, leader, via, ctx, peer, tag, high, &a, theirs, remote_p);
