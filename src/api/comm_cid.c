@@ -21,7 +21,9 @@
  * rounds start their search at a point hashed from the key and the round, so two creations that
  * lost the same id to each other on different processes pick different ids next time. Every
  * round is a fixed collective step of its own agreement: nothing waits on local state, so
- * agreements on different communicators, blocking or not, in any order, cannot deadlock. */
+ * agreements on different communicators, blocking or not, in any order, cannot deadlock.
+ * Round 0's last word instead says whether this member is alone (below); when all are, round 0
+ * decides at once, so a single-threaded program with nothing pending creates in one round. */
 #include <stdlib.h>
 #include <string.h>
 
