@@ -17,7 +17,7 @@
  * A candidate is free on every member when the AND is formed; it is lost only when another
  * creation in progress on some member reserved it in between. Then the round fails on every
  * member alike and the next one picks again, from a mask without the ids reserved meanwhile.
- * Round 0 takes the lowest ids (as one creation at a time always does, in two rounds); later
+ * Round 0 takes the lowest ids (what one creation at a time always gets); later
  * rounds start their search at a point hashed from the key and the round, so two creations that
  * lost the same id to each other on different processes pick different ids next time. Every
  * round is a fixed collective step of its own agreement: nothing waits on local state, so
