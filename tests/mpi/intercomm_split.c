@@ -179,11 +179,15 @@ int main(int argc, char **argv)
         split_with(ic, mostly_undefined, "split, MPI_UNDEFINED but one");
 
         MPI_Comm nc = MPI_COMM_NULL;
-        MPI_OK(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &nc));
-        check_result(nc, everyone, "split_type SHARED");
-        nc = MPI_COMM_NULL;
-        MPI_OK(MPI_Comm_split_type(ic, MPI_UNDEFINED, 0, MPI_INFO_NULL, &nc));
-        CHECK(nc == MPI_COMM_NULL, "split_type MPI_UNDEFINED: expected MPI_COMM_NULL");
+        /* Known deviation, MPICH 4.0: split_type of an intercommunicator whose low group is the
+         * larger one crashes (SIGSEGV at 4 + 1 and 5 + 3; 3 + 1 passes). */
+        if (!mt_is_mpich40() || low <= mt_size - low) {
+            MPI_OK(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &nc));
+            check_result(nc, everyone, "split_type SHARED");
+            nc = MPI_COMM_NULL;
+            MPI_OK(MPI_Comm_split_type(ic, MPI_UNDEFINED, 0, MPI_INFO_NULL, &nc));
+            CHECK(nc == MPI_COMM_NULL, "split_type MPI_UNDEFINED: expected MPI_COMM_NULL");
+        }
 
         /* Comm_create: the even local ranks, in reverse order */
         MPI_Group lg, sub;
