@@ -28,12 +28,15 @@ static int check_subset(const char *fn, const fy_comm_t *c, const fy_group_t *g)
     return MPI_SUCCESS;
 }
 
-static int args(const char *fn, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm, fy_comm_t **c_p,
-                fy_group_t **g_p)
+static int args(const char *fn, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm,
+                bool intra_only, fy_comm_t **c_p, fy_group_t **g_p)
 {
     int rc = fy_api_comm(fn, comm, c_p);
-    if (rc == MPI_SUCCESS && (*c_p)->inter)
-        rc = fy_err_set(MPI_ERR_COMM, "%s: intercommunicators are not supported here yet", fn);
+    if (rc == MPI_SUCCESS && (*c_p)->inter && intra_only)
+        rc = fy_err_set(MPI_ERR_COMM,
+                        "%s: comm is an intercommunicator (MPI_Comm_create_group takes an "
+                        "intracommunicator)",
+                        fn);
     if (rc == MPI_SUCCESS) {
         fy_lock();
         *g_p = fy_group_get(group);
@@ -69,10 +72,17 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     const char *fn = "MPI_Comm_create";
     fy_comm_t *c = NULL;
     fy_group_t *g = NULL;
-    int rc = args(fn, comm, group, newcomm, &c, &g);
+    int rc = args(fn, comm, group, newcomm, false, &c, &g);
     if (rc == MPI_SUCCESS)
         rc = check_subset(fn, c, g);
-    if (rc == MPI_SUCCESS) {
+    if (rc == MPI_SUCCESS && c->inter) {
+        /* The local group's members in the group's order against the remote group's choice
+         * (MPI 4.1 7.4.2): the split of the intercommunicator with color "in the group". */
+        int me = fy_group_rank_of_world(g, fy_rt.rank);
+        fy_lock();
+        rc = fy_api_intercomm_split(fn, c, me == MPI_UNDEFINED ? MPI_UNDEFINED : 0, me, newcomm);
+        fy_unlock();
+    } else if (rc == MPI_SUCCESS) {
         uint64_t agreed[FY_CID_MASK_WORDS];
         fy_lock();
         rc = fy_api_agree_cid(c, agreed);
@@ -100,7 +110,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     const char *fn = "MPI_Comm_create_group";
     fy_comm_t *c = NULL;
     fy_group_t *g = NULL;
-    int rc = args(fn, comm, group, newcomm, &c, &g);
+    int rc = args(fn, comm, group, newcomm, true, &c, &g);
     if (rc == MPI_SUCCESS && tag < 0)
         rc = fy_err_set(MPI_ERR_TAG, "%s: invalid tag %d", fn, tag);
     if (rc == MPI_SUCCESS)

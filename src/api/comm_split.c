@@ -29,6 +29,8 @@ static int by_int(const void *a, const void *b)
 /* Collective over c: the members of each color, ordered by key then parent rank. */
 static int split(const char *fn, fy_comm_t *c, int color, int key, MPI_Comm *newcomm)
 {
+    if (c->inter)
+        return fy_api_intercomm_split(fn, c, color, key, newcomm);
     int rc = MPI_SUCCESS;
     int mine[2] = {color, key};
     int *all = malloc(sizeof(int) * 2 * (size_t)c->size);

@@ -78,19 +78,39 @@ int fy_api_greq_query(fy_req_t *r, MPI_Status *status);
 int fy_api_greq_free(fy_req_t *r);
 int fy_api_greq_cancel(fy_req_t *r);
 
-/* Context-id agreement for a new communicator over parent's members (comm_cid.c): the free
- * mask common to all, safe against other creations in progress on this process. */
+/* Context-id agreement for a new communicator over parent's members (comm_cid.c): a mask
+ * holding the one id chosen, free on every member and safe against other creations in progress
+ * on this process. */
 int fy_api_agree_cid(fy_comm_t *parent, uint64_t *agreed);
-/* The pieces, for agreements that span two groups (intercommunicators): `key` orders the
- * creations in progress (the id of the communicator the agreement runs on); the contribution
- * is FY_CID_MASK_WORDS + 1 words, the last one 1 when this process lent its mask. */
-void fy_api_cid_begin(int64_t key);
-void fy_api_cid_contribution(int64_t key, uint64_t *mask);
-void fy_api_cid_round_failed(int64_t key);
-void fy_api_cid_end(int64_t key);
+/* The pieces, for agreements run as schedules or spanning two groups (intercommunicators). An
+ * agreement is rounds of an AND over all members of FY_CID_WORDS words: fy_api_cid_prepare
+ * fills this process's words, fy_api_cid_decide reads the AND and says whether it is done (then
+ * `agreed` holds the `need` ids chosen, which the caller must take before it next lets go of the
+ * process lock) or needs another round. fy_api_cid_abandon undoes a reservation when the
+ * agreement stops on an error. `key` must be the same on every member. */
+#define FY_CID_WORDS (FY_CID_MASK_WORDS + 1)
+typedef struct fy_cid_agree {
+    int64_t key;
+    int need;  /* ids to choose: 1, or 2 (an intercommunicator and its hidden local groups) */
+    int round; /* rounds decided so far */
+    int cand[2];
+    bool held;     /* this process reserved the candidates */
+    bool blocking; /* the caller's thread stays inside until it is decided */
+    bool counted;  /* in the count of agreements in progress here */
+} fy_cid_agree_t;
+/* `blocking`: the calling thread does nothing else until the agreement is decided (false for
+ * schedules). fy_api_cid_abandon ends every agreement, decided or not. */
+void fy_api_cid_start(fy_cid_agree_t *a, int64_t key, int need, bool blocking);
+void fy_api_cid_prepare(fy_cid_agree_t *a, uint64_t *words);
+int fy_api_cid_decide(fy_cid_agree_t *a, const uint64_t *all, bool *done, uint64_t *agreed);
+void fy_api_cid_abandon(fy_cid_agree_t *a);
 /* The agreement over c's members with a given key; tag >= 0 runs it point to point on c's
  * collective context with that tag (c may be a view of a group: MPI_Comm_create_group). */
 int fy_api_agree_cid_tagged(fy_comm_t *c, int64_t key, int tag, uint64_t *agreed);
+
+/* MPI_Comm_split of an intercommunicator (intercomm.c): collective over both groups; the
+ * caller holds the lock and has checked the arguments. */
+int fy_api_intercomm_split(const char *fn, fy_comm_t *c, int color, int key, MPI_Comm *newcomm);
 
 /* MPI-4 creation from a group of world ranks, without a parent (comm_create.c). */
 int fy_api_comm_from_group(const char *fn, MPI_Group group, const char *stringtag,

@@ -20,10 +20,10 @@
  * group's world ranks (after the fixed part). */
 enum { HDR_SIZE = 0, HDR_HIGH, HDR_LEADER, HDR_INTS };
 /* The leaders' tag on an intercommunicator's collective context, apart from the collectives'. */
-enum { TAG_LEADERS = 0x7ffe };
+enum { TAG_LEADERS = 0x7ffe, TAG_SPLIT = 0x7ffd };
 typedef struct {
     int hdr[HDR_INTS];
-    uint64_t mask[FY_CID_MASK_WORDS + 1]; /* the last word: every member lent its mask */
+    uint64_t mask[FY_CID_WORDS]; /* the agreement's words (comm_cid.c) */
 } leader_msg_t;
 
 static int wait_free(fy_req_t *r)
@@ -62,14 +62,15 @@ static int swap(fy_comm_t *c, uint32_t ctx, int peer, int tag, const void *sbuf,
  * member holds the other group's message in *theirs and its world ranks in *remote_p
  * (malloc'd), and the combined mask in agreed. */
 static int exchange_once(fy_comm_t *local, int leader, fy_comm_t *via, uint32_t ctx, int peer,
-                         int tag, int high, int64_t key, leader_msg_t *theirs, int **remote_p)
+                         int tag, int high, fy_cid_agree_t *a, leader_msg_t *theirs,
+                         int **remote_p)
 {
     const fy_dtype_t *u64 = fy_dtype_get(MPI_UINT64_T), *ti = fy_dtype_get(MPI_INT);
     leader_msg_t mine = {{local->size, high, 0}, {0}};
-    uint64_t contribution[FY_CID_MASK_WORDS + 1];
+    uint64_t contribution[FY_CID_WORDS];
     int *my_ranks = NULL, *remote = NULL;
-    fy_api_cid_contribution(key, contribution);
-    int rc = fy_allreduce(contribution, mine.mask, FY_CID_MASK_WORDS + 1, u64, MPI_BAND, local);
+    fy_api_cid_prepare(a, contribution);
+    int rc = fy_allreduce(contribution, mine.mask, FY_CID_WORDS, u64, MPI_BAND, local);
     fy_coll_scratch_done();
     if (rc != MPI_SUCCESS)
         return rc;
@@ -89,7 +90,7 @@ static int exchange_once(fy_comm_t *local, int leader, fy_comm_t *via, uint32_t 
                       sizeof(int) * (size_t)theirs->hdr[HDR_SIZE]);
         }
         free(my_ranks);
-        for (int w = 0; w <= FY_CID_MASK_WORDS; w++)
+        for (int w = 0; w < FY_CID_WORDS; w++)
             theirs->mask[w] &= mine.mask[w];
     }
     /* The leader's failure must reach the others, or they would wait in the broadcast. */
@@ -114,27 +115,36 @@ static int exchange_once(fy_comm_t *local, int leader, fy_comm_t *via, uint32_t 
     return MPI_SUCCESS;
 }
 
-/* Rounds of the exchange until every member of both groups lent its mask (comm_cid.c). `key`
- * names the creation in the token scheme: it must be the same on every member of both groups
- * (the local communicator's id for MPI_Intercomm_create, where the groups are disjoint; the
- * intercommunicator's own id, agreed by both groups, for its duplicates and merges). */
+/* Rounds of the exchange until the agreement (comm_cid.c) is decided on both groups. `key`
+ * must be the same on every member of both groups (the local communicator's id for
+ * MPI_Intercomm_create, where the groups are disjoint; the intercommunicator's own id, agreed by
+ * both groups, for its duplicates and merges). */
+static int exchange_n(fy_comm_t *local, int leader, fy_comm_t *via, uint32_t ctx, int peer,
+                      int tag, int high, int64_t key, int need, leader_msg_t *theirs,
+                      int **remote_p, uint64_t *agreed)
+{
+    fy_cid_agree_t a;
+    bool done = false;
+    int rc = MPI_SUCCESS;
+    fy_api_cid_start(&a, key, need, true);
+    while (rc == MPI_SUCCESS && !done) {
+        *remote_p = NULL;
+        rc = exchange_once(local, leader, via, ctx, peer, tag, high, &a, theirs, remote_p);
+        if (rc == MPI_SUCCESS)
+            rc = fy_api_cid_decide(&a, theirs->mask, &done, agreed);
+        if (rc != MPI_SUCCESS || !done) {
+            free(*remote_p);
+            *remote_p = NULL;
+        }
+    }
+    fy_api_cid_abandon(&a);
+    return rc;
+}
+
 static int exchange(fy_comm_t *local, int leader, fy_comm_t *via, uint32_t ctx, int peer, int tag,
                     int high, int64_t key, leader_msg_t *theirs, int **remote_p, uint64_t *agreed)
 {
-    int rc;
-    fy_api_cid_begin(key);
-    for (;;) {
-        *remote_p = NULL;
-        rc = exchange_once(local, leader, via, ctx, peer, tag, high, key, theirs, remote_p);
-        if (rc != MPI_SUCCESS || theirs->mask[FY_CID_MASK_WORDS])
-            break;
-        free(*remote_p);
-        fy_api_cid_round_failed(key);
-    }
-    if (rc == MPI_SUCCESS)
-        memcpy(agreed, theirs->mask, sizeof(uint64_t) * FY_CID_MASK_WORDS);
-    fy_api_cid_end(key);
-    return rc;
+    return exchange_n(local, leader, via, ctx, peer, tag, high, key, 1, theirs, remote_p, agreed);
 }
 
 /* A hidden copy of the local group (its own context ids, agreed within the group). */
@@ -382,5 +392,124 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
     if (rc != MPI_SUCCESS)
         return fy_err_raise_comm(MPI_COMM_SELF, rc);
     *newintercomm = ic->handle;
+    return MPI_SUCCESS;
+}
+
+/* ---- MPI_Comm_split (and split_type, and MPI_Comm_create) of an intercommunicator ----
+ * The result is an intercommunicator per color: its local group the members of the local group
+ * with that color, its remote group those of the remote group with the same color, each ordered
+ * by key, then by rank in its group. A process whose color is MPI_UNDEFINED, or whose color has
+ * no member on the other side, gets MPI_COMM_NULL. Each group gathers its (color, key) pairs
+ * over the hidden local communicator, the leaders swap their groups' pairs on c's collective
+ * context and broadcast the other group's in their own. Every member of both groups then takes
+ * part in one agreement of two ids: the new intercommunicators take the first, their hidden
+ * local communicators the second (the new communicators of different colors never share a
+ * process, so they may share ids). */
+typedef struct {
+    int key, rank;
+} keyed_t;
+
+static int by_key_rank(const void *a, const void *b)
+{
+    const keyed_t *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* The world ranks of the members of color `color` among `n` (color, key) pairs of group g,
+ * ordered by key then rank; *me_p: the position of group rank `me` (or unchanged). */
+static int *members_of(const fy_comm_t *g, const int *pairs, int n, int color, int me, int *count_p,
+                       int *me_p)
+{
+    keyed_t *m = malloc(sizeof *m * (size_t)(n ? n : 1));
+    int *w = malloc(sizeof(int) * (size_t)(n ? n : 1)), k = 0;
+    if (!m || !w) {
+        free(m);
+        free(w);
+        return NULL;
+    }
+    for (int r = 0; r < n; r++)
+        if (pairs[2 * r] == color)
+            m[k++] = (keyed_t){pairs[2 * r + 1], r};
+    qsort(m, (size_t)k, sizeof *m, by_key_rank);
+    for (int i = 0; i < k; i++) {
+        w[i] = g->inter ? fy_comm_peer_world(g, m[i].rank) : fy_comm_world_rank(g, m[i].rank);
+        if (m[i].rank == me)
+            *me_p = i;
+    }
+    free(m);
+    *count_p = k;
+    return w;
+}
+
+int fy_api_intercomm_split(const char *fn, fy_comm_t *c, int color, int key, MPI_Comm *newcomm)
+{
+    const fy_dtype_t *ti = fy_dtype_get(MPI_INT);
+    fy_comm_t *local = c->local;
+    int p = c->size, q = c->peer_size, mine[2] = {color, key};
+    int *pairs = malloc(sizeof(int) * 2 * (size_t)p), *theirs = malloc(sizeof(int) * 2 * (size_t)q);
+    if (!pairs || !theirs) {
+        free(pairs);
+        free(theirs);
+        return fy_err_set(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    int rc = fy_allgatherv(mine, 2, ti, pairs, 2, NULL, NULL, ti, local);
+    fy_coll_scratch_done();
+    int ok = rc == MPI_SUCCESS;
+    if (ok && local->rank == 0)
+        ok = swap(c, FY_CTX_COLL(c), 0, TAG_SPLIT, pairs, sizeof(int) * 2 * (size_t)p, theirs,
+                  sizeof(int) * 2 * (size_t)q) == MPI_SUCCESS;
+    /* Whatever failed, every member still takes part in the broadcasts and the agreement. */
+    int rc2 = fy_bcast(&ok, 1, ti, 0, local);
+    if (rc2 == MPI_SUCCESS && ok)
+        rc2 = fy_bcast(theirs, 2 * q, ti, 0, local);
+    leader_msg_t tm;
+    int *remote = NULL;
+    uint64_t agreed[FY_CID_MASK_WORDS];
+    int rc3 = exchange_n(local, 0, c, FY_CTX_COLL(c), 0, TAG_LEADERS, 0, (int64_t)c->cid << 32, 2,
+                         &tm, &remote, agreed);
+    free(remote);
+    if (rc == MPI_SUCCESS && !ok)
+        rc = fy_err_set(MPI_ERR_OTHER, "%s: the leaders failed to swap their groups' colors", fn);
+    if (rc == MPI_SUCCESS)
+        rc = rc2 != MPI_SUCCESS ? rc2 : rc3;
+    int nl = 0, nr = 0, me = -1, unused;
+    int *lw = NULL, *rw = NULL;
+    if (rc == MPI_SUCCESS && color != MPI_UNDEFINED) {
+        lw = members_of(local, pairs, p, color, c->rank, &nl, &me);
+        rw = members_of(c, theirs, q, color, -1, &nr, &unused);
+        if (!lw || !rw)
+            rc = fy_err_set(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    free(pairs);
+    free(theirs);
+    if (rc != MPI_SUCCESS || color == MPI_UNDEFINED || nr == 0) {
+        free(lw);
+        free(rw);
+        if (rc == MPI_SUCCESS)
+            *newcomm = MPI_COMM_NULL;
+        return rc;
+    }
+    int *lw2 = malloc(sizeof(int) * (size_t)nl);
+    if (!lw2) {
+        free(lw);
+        free(rw);
+        return fy_err_set(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    memcpy(lw2, lw, sizeof(int) * (size_t)nl);
+    fy_comm_t *ic = NULL;
+    rc = fy_comm_create_inter(c, nl, me, lw, nr, rw, agreed, &ic);
+    if (rc != MPI_SUCCESS) {
+        free(lw2);
+        return rc;
+    }
+    agreed[ic->cid / 64] &= ~(1ull << (ic->cid % 64));
+    rc = fy_comm_create(local, nl, me, lw2, agreed, &ic->local);
+    if (rc != MPI_SUCCESS) {
+        fy_comm_release(ic);
+        return rc;
+    }
+    *newcomm = ic->handle;
     return MPI_SUCCESS;
 }
