@@ -13,6 +13,7 @@
 #include "fy_errhandler.h"
 #include "fy_group.h"
 #include "fy_init.h"
+#include "fy_knobs.h"
 #include "fy_op.h"
 #include "fy_p2p.h"
 #include "fy_pmi.h"
@@ -24,22 +25,6 @@
 /* Recursive: attribute and error-handler callbacks may call MPI while the lock is held. */
 fy_runtime_t fy_rt = {.lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP};
 
-long fy_env_size(const char *name, long dflt)
-{
-    const char *s = getenv(name);
-    if (!s || !*s)
-        return dflt;
-    char *end;
-    long v = strtol(s, &end, 10);
-    switch (toupper((unsigned char)*end)) {
-    case 'K': v <<= 10; break;
-    case 'M': v <<= 20; break;
-    case 'G': v <<= 30; break;
-    default: break;
-    }
-    return v;
-}
-
 int fy_init(int required, int *provided)
 {
     fy_rt.thread_level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
@@ -48,6 +33,7 @@ int fy_init(int required, int *provided)
     fy_rt.locking = fy_rt.thread_level == MPI_THREAD_MULTIPLE;
     fy_rt.main_thread = pthread_self();
     fy_rt.launcher_pid = (int)getppid();
+    fy_knob_freeze(true);
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     fy_rt.wtime_base = (double)ts.tv_sec;
@@ -93,4 +79,5 @@ void fy_finalize(void)
     if (fy_rt.pmi)
         fy_pmi_finalize(fy_rt.pmi);
     fy_rt.pmi = NULL;
+    fy_knob_freeze(false);
 }
