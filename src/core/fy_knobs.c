@@ -15,7 +15,7 @@ static const char *const rndv_words[] = {"auto", "stream", "cma", NULL};
 #define TUNER MPI_T_VERBOSITY_TUNER_BASIC
 #define ALGO_KNOB(up, what)                                                                        \
     {"FERRY_COLL_" up, FY_KNOB_ALGO, NULL, 0,                                                      \
-     "algorithm of every " what " (a name from its selection table; empty: the table chooses). "   \
+     "algorithm of every " what " (a name from its selection table; auto: the table chooses). "   \
      "An algorithm that cannot serve a call leaves it to the table",                               \
      TUNER, MPI_T_SCOPE_ALL_EQ, FY_KGROUP_COLL_ONE}
 

@@ -1,7 +1,7 @@
 /* The knobs: every FERRY_* environment variable the library reads, in one table (fy_knobs.c).
  * The library reads a knob only through the functions below, by its id, so a knob cannot be
  * read without being in the table; MPI_T shows the same table as control variables (one cvar
- * per knob, named like the variable), and tests/tools/knobs.sh fails when a "FERRY_" string
+ * per knob, named like the variable), and tests/tools/knobs.sh fails when a quoted FERRY_ name
  * appears in src outside this table.
  *
  * A knob's value comes from an MPI_T write, else the environment, else the default (which the
