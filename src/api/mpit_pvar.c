@@ -17,7 +17,7 @@ enum kind { MSGS_SENT, BYTES_SENT, MSGS_RECV, BYTES_RECV, RNDV, UNEXP_LEN, UNEXP
 
 typedef struct {
     char name[64];
-    char desc[160];
+    char desc[200];
     enum kind kind;
     int cls;  /* MPI_T_PVAR_CLASS_* */
     int xp;   /* FY_XP_* for the per-transport counters */
@@ -78,15 +78,17 @@ void fy_mpit_pvar_init(void)
         const char *names[FY_SELECT_MAX_ROWS];
         int n = fy_select_algos(c, names, FY_SELECT_MAX_ROWS);
         for (int a = 0; a < n; a++) {
-            char nm[64], d[160], lc[32];
+            char nm[64], d[200], lc[32];
             const char *coll = fy_select_coll_name(c);
             size_t i = 0;
             for (; coll[i] && i + 1 < sizeof lc; i++)
                 lc[i] = (char)tolower((unsigned char)coll[i]);
             lc[i] = '\0';
             snprintf(nm, sizeof nm, "coll_%s_%s", lc, names[a]);
-            snprintf(d, sizeof d, "times this process ran %s with the %s algorithm", lc,
-                     names[a]);
+            snprintf(d, sizeof d,
+                     "times this process chose the %s algorithm for %s (a shared-memory choice "
+                     "declined for want of a slot counts, and so does the one run instead)",
+                     names[a], lc);
             add(PICKS, C, 0, FY_TCAT_COLL_ONE + c, nm, d);
             pvars[npvars - 1].coll = c;
             pvars[npvars - 1].algo = names[a];
