@@ -200,7 +200,8 @@ static void print_text(const char *library)
            ncvar);
     for (int i = 0; i < ncvar; i++) {
         const var_t *c = &cvars[i];
-        printf("  %s = %s%s\n", c->name, c->value, getenv(c->name) ? " (from the environment)" : "");
+        const char *from = getenv(c->name) ? " (from the environment)" : "";
+        printf("  %s = %s%s\n", c->name, c->value, from);
         if (c->items[0])
             printf("      one of: %s\n", c->items);
         printf("      %s\n", c->desc);
