@@ -153,8 +153,9 @@ typedef struct fy_algo {
         }                                                                                          \
     }
 
-/* Reads FERRY_COLL_<NAME> for every table (at MPI_Init, once): MPI_SUCCESS, or MPI_ERR_OTHER
- * with a message listing the valid names when one names no algorithm of its collective. */
+/* Reads FERRY_COLL_<NAME> for every table (the knobs, fy_knobs.h; at MPI_Init, and again when
+ * MPI_T writes one): MPI_SUCCESS, or MPI_ERR_OTHER with a message listing the valid names when
+ * one names no algorithm of its collective. */
 int fy_select_init(void);
 
 /* For MPI_T (src/api/mpit_*.c). Rows a table may hold: */

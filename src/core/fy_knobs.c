@@ -85,17 +85,21 @@ static state_t st[FY_KNOB_N];
 static void (*apply_fn[FY_KNOB_N])(void);
 static bool running;
 
-static long parse_number(const char *s)
+/* false when s does not start with a number (the knob then keeps its default). */
+static bool parse_number(const char *s, long *v_p)
 {
     char *end;
     long v = strtol(s, &end, 10);
+    if (end == s)
+        return false;
     switch (toupper((unsigned char)*end)) {
     case 'K': v *= 1L << 10; break;
     case 'M': v *= 1L << 20; break;
     case 'G': v *= 1L << 30; break;
     default: break;
     }
-    return v;
+    *v_p = v;
+    return true;
 }
 
 /* Reads the environment once per knob; an MPI_T write made before stays. */
@@ -110,7 +114,8 @@ static state_t *load(int id)
     if (!e || !*e)
         return s;
     if (k->kind == FY_KNOB_NUMBER) {
-        s->asked = parse_number(e);
+        if (!parse_number(e, &s->asked))
+            return s; /* "on", "yes": not a number, the default (as before MPI_T existed) */
     } else if (k->kind == FY_KNOB_WORD) {
         int i = 0;
         while (k->words[i] && strcmp(k->words[i], e) != 0)

@@ -12,11 +12,11 @@ enum { FY_XP_SELF, FY_XP_SHM, FY_XP_N };
 typedef struct fy_p2p_stats {
     uint64_t msgs_sent[FY_XP_N], bytes_sent[FY_XP_N];
     uint64_t msgs_recv[FY_XP_N], bytes_recv[FY_XP_N];
-    uint64_t rndv_sent;       /* messages sent by rendezvous (RTS) */
-    uint64_t unexp_len;       /* messages now in the unexpected queues */
-    uint64_t unexp_hwm;       /* the most there ever were */
-    uint64_t wait_ns;         /* time in fy_wait_* while `timing` */
-    unsigned timing;          /* MPI_T handles measuring wait time that are started */
+    uint64_t rndv_sent; /* messages sent by rendezvous (RTS) */
+    uint64_t unexp_len; /* messages now in the unexpected queues */
+    uint64_t unexp_hwm; /* the most there ever were */
+    uint64_t wait_ns;   /* time in fy_wait_* while `timing` */
+    unsigned timing;    /* MPI_T handles measuring wait time that are started */
 } __attribute__((aligned(64))) fy_p2p_stats_t;
 
 extern fy_p2p_stats_t fy_p2p_stats;
