@@ -64,6 +64,9 @@ FERRY_WAIT=block FERRY_EAGER_MAX=4K FERRY_COLL_BCAST=binomial "$F" info > env.tx
 grep -q 'FERRY_WAIT = block (from the environment)' env.txt || err "FERRY_WAIT=block not shown"
 grep -q 'FERRY_EAGER_MAX = 4096 (from the environment)' env.txt || err "FERRY_EAGER_MAX=4K not shown"
 grep -q 'FERRY_COLL_BCAST = binomial (from the environment)' env.txt || err "FERRY_COLL_BCAST not shown"
+# A number knob given a word keeps its default (FERRY_CMA=on must not disable single-copy).
+FERRY_CMA=on "$F" info | grep -q '^  FERRY_CMA = 1 (from the environment)' || err "FERRY_CMA=on read as 0"
+FERRY_CMA=0 "$F" info | grep -q '^  FERRY_CMA = 0 (from the environment)' || err "FERRY_CMA=0 not 0"
 FERRY_SPIN_US=7 "$F" info --json | grep -q '"name": "FERRY_SPIN_US", "value": "7", "from_environment": true' \
     || err "JSON does not show FERRY_SPIN_US=7"
 
