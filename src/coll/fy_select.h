@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fy_coll.h"
 #include "fy_op.h"
@@ -152,9 +153,21 @@ typedef struct fy_algo {
         }                                                                                          \
     }
 
-/* Reads FERRY_COLL_<NAME> for every table (at MPI_Init, once): MPI_SUCCESS, or MPI_ERR_OTHER
- * with a message listing the valid names when one names no algorithm of its collective. */
+/* Reads FERRY_COLL_<NAME> for every table (the knobs, fy_knobs.h; at MPI_Init, and again when
+ * MPI_T writes one): MPI_SUCCESS, or MPI_ERR_OTHER with a message listing the valid names when
+ * one names no algorithm of its collective. */
 int fy_select_init(void);
+
+/* For MPI_T (src/api/mpit_*.c). Rows a table may hold: */
+enum { FY_SELECT_MAX_ROWS = 16 };
+/* The table's name as in FERRY_COLL_<NAME> ("ALLREDUCE"). */
+const char *fy_select_coll_name(int coll);
+/* The distinct algorithm names of a table, in table order: stores up to max, returns how many. */
+int fy_select_algos(int coll, const char **names, int max);
+/* The first row named `name` (case-insensitive), or -1. */
+int fy_select_algo_index(int coll, const char *name);
+/* How many times this process chose algorithm `name` of a table (any of its rows). */
+uint64_t fy_select_picks(int coll, const char *name);
 /* The row chosen for a call described by s (never NULL). */
 const fy_algo_t *fy_select(int coll, const fy_sel_t *s);
 /* The algorithm forced by the environment for a collective, NULL when none (for tests and

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "fy_err.h"
+#include "fy_knobs.h"
 #include "fy_op.h"
 #include "fy_runtime.h"
 #include "fy_select.h"
@@ -171,9 +172,11 @@ typedef struct {
     int n;
 } table_t;
 
+/* A table longer than FY_SELECT_MAX_ROWS (the picks counters) does not compile. */
+#define ROWS_FIT(rows) (sizeof rows / sizeof rows[0] <= FY_SELECT_MAX_ROWS ? 1 : -1)
 #define TABLE(env, rows)                                                                           \
     {                                                                                              \
-        env, rows, (int)(sizeof rows / sizeof rows[0])                                             \
+        env, rows, (int)(sizeof rows / sizeof rows[0] + 0 * sizeof(char[ROWS_FIT(rows)]))          \
     }
 static const table_t tables[FY_COLL_NTABLES] = {
     [FY_COLL_BARRIER] = TABLE("BARRIER", barrier_rows),
@@ -190,14 +193,17 @@ static const table_t tables[FY_COLL_NTABLES] = {
 /* The row forced by FERRY_COLL_<NAME>, -1 when none. */
 static int forced[FY_COLL_NTABLES] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};
 
-int fy_select_init(void)
+_Static_assert(FY_KNOB_COLL_SCATTER - FY_KNOB_COLL_FIRST + 1 == FY_COLL_NTABLES,
+               "one FERRY_COLL_<NAME> knob per selection table, in the order of FY_COLL_*");
+
+static int trace = -1;
+
+static int read_forced(void)
 {
     for (int t = 0; t < FY_COLL_NTABLES; t++) {
-        char var[40];
-        snprintf(var, sizeof var, "FERRY_COLL_%s", tables[t].env);
-        const char *v = getenv(var);
+        const char *v = fy_knob_text(FY_KNOB_COLL_FIRST + t);
         forced[t] = -1;
-        if (!v || !*v)
+        if (!v)
             continue;
         for (int i = 0; i < tables[t].n && forced[t] < 0; i++)
             if (strcasecmp(v, tables[t].rows[i].name) == 0)
@@ -206,18 +212,75 @@ int fy_select_init(void)
             continue;
         char names[256] = "";
         size_t len = 0;
-        for (int i = 0; i < tables[t].n; i++) {
-            bool dup = false;
-            for (int j = 0; j < i; j++)
-                dup = dup || strcmp(tables[t].rows[i].name, tables[t].rows[j].name) == 0;
-            if (!dup && len < sizeof names)
+        for (int i = 0; i < tables[t].n; i++)
+            if (fy_select_algo_index(t, tables[t].rows[i].name) == i && len < sizeof names)
                 len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
                                         tables[t].rows[i].name);
-        }
-        return fy_err_set(MPI_ERR_OTHER, "MPI_Init: %s=%s names no algorithm; valid: %s", var, v,
-                          names);
+        return fy_err_set(MPI_ERR_OTHER, "MPI_Init: %s=%s names no algorithm; valid: %s",
+                          fy_knobs[FY_KNOB_COLL_FIRST + t].name, v, names);
     }
     return MPI_SUCCESS;
+}
+
+/* MPI_T writes these while the library runs: the next collective sees them. MPI_T writes
+ * only names of the table, so read_forced cannot fail here. */
+static void apply_forced(void)
+{
+    (void)read_forced();
+}
+static void apply_trace(void)
+{
+    trace = -1;
+}
+
+int fy_select_init(void)
+{
+    int rc = read_forced();
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (int t = 0; t < FY_COLL_NTABLES; t++)
+        fy_knob_on_write(FY_KNOB_COLL_FIRST + t, apply_forced);
+    fy_knob_on_write(FY_KNOB_COLL_TRACE, apply_trace);
+    return MPI_SUCCESS;
+}
+
+/* ---- What MPI_T shows: the algorithms of each table and how often each was taken ---------- */
+
+/* How often each row was chosen, in this process; only the owner writes it. */
+static uint64_t picks[FY_COLL_NTABLES][FY_SELECT_MAX_ROWS];
+
+const char *fy_select_coll_name(int coll)
+{
+    return tables[coll].env;
+}
+
+int fy_select_algo_index(int coll, const char *name)
+{
+    for (int i = 0; i < tables[coll].n; i++)
+        if (strcasecmp(tables[coll].rows[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int fy_select_algos(int coll, const char **names, int max)
+{
+    int n = 0;
+    for (int i = 0; i < tables[coll].n; i++)
+        if (fy_select_algo_index(coll, tables[coll].rows[i].name) == i) {
+            if (n < max)
+                names[n] = tables[coll].rows[i].name;
+            n++;
+        }
+    return n;
+}
+
+uint64_t fy_select_picks(int coll, const char *name)
+{
+    uint64_t sum = 0;
+    for (int i = 0; i < tables[coll].n; i++)
+        if (strcasecmp(tables[coll].rows[i].name, name) == 0)
+            sum += picks[coll][i];
+    return sum;
 }
 
 const char *fy_select_forced(int coll)
@@ -236,14 +299,15 @@ static bool usable(const fy_algo_t *a, const fy_sel_t *s)
  * time each (collective, algorithm, blocking or not) occurs; =2: on every call. For users
  * tuning a program, and for tests that must know an algorithm really ran. A shared-memory row
  * that finds no slot on its first call is followed by the row that ran instead. */
-static int trace = -1;
 static unsigned char traced[FY_COLL_NTABLES][16][2];
 
 static const fy_algo_t *chosen(int coll, const fy_sel_t *s, int row)
 {
     const table_t *t = &tables[coll];
+    /* A plain count: the caller holds the library (MPI_THREAD_MULTIPLE: its lock). */
+    picks[coll][row]++;
     if (trace < 0)
-        trace = getenv("FERRY_COLL_TRACE") ? atoi(getenv("FERRY_COLL_TRACE")) : 0;
+        trace = (int)fy_knob_number(FY_KNOB_COLL_TRACE, 0);
     if (trace > 0 && row < 16 && (trace > 1 || !traced[coll][row][s->sched])) {
         traced[coll][row][s->sched] = 1;
         char what[32];

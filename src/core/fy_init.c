@@ -14,28 +14,13 @@
 #include "fy_errhandler.h"
 #include "fy_group.h"
 #include "fy_init.h"
+#include "fy_knobs.h"
 #include "fy_pmi.h"
 #include "fy_request.h"
 #include "fy_runtime.h"
 
 /* Recursive: attribute and error-handler callbacks may call MPI while the lock is held. */
 fy_runtime_t fy_rt = {.lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP};
-
-long fy_env_size(const char *name, long dflt)
-{
-    const char *s = getenv(name);
-    if (!s || !*s)
-        return dflt;
-    char *end;
-    long v = strtol(s, &end, 10);
-    switch (toupper((unsigned char)*end)) {
-    case 'K': v <<= 10; break;
-    case 'M': v <<= 20; break;
-    case 'G': v <<= 30; break;
-    default: break;
-    }
-    return v;
-}
 
 int fy_core_init(int required)
 {
@@ -45,6 +30,7 @@ int fy_core_init(int required)
     fy_rt.locking = fy_rt.thread_level == MPI_THREAD_MULTIPLE;
     fy_rt.main_thread = pthread_self();
     fy_rt.launcher_pid = (int)getppid();
+    fy_knob_freeze(true);
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     fy_rt.wtime_base = (double)ts.tv_sec;
@@ -76,4 +62,5 @@ void fy_core_pmi_fini(void)
     if (fy_rt.pmi)
         fy_pmi_finalize(fy_rt.pmi);
     fy_rt.pmi = NULL;
+    fy_knob_freeze(false);
 }

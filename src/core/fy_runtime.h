@@ -46,7 +46,4 @@ static inline void fy_unlock(void)
         pthread_mutex_unlock(&fy_rt.lock);
 }
 
-/* Reads an environment variable as a size with optional K/M/G suffix; `dflt` when unset. */
-long fy_env_size(const char *name, long dflt);
-
 #endif

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "fy_err.h"
+#include "fy_knobs.h"
+#include "fy_p2p_stats.h"
 #include "fy_runtime.h"
 #include "fy_bsend.h"
 #include "fy_part.h"
@@ -38,6 +40,20 @@ static int online_cpus(void)
     return n > 0 ? (int)n : 1;
 }
 
+/* Spinning pays only while every rank has a core; beyond that a spinning rank steals the time
+ * its peer needs to produce what it waits for. The spin is a time, not a poll count, because a
+ * poll costs more the more peers there are. Reread when MPI_T writes one of these knobs. */
+static int wait_oversubscribed;
+static void apply_wait(void)
+{
+    static const int modes[] = {FY_WAIT_AUTO, FY_WAIT_SPIN, FY_WAIT_BLOCK}; /* the knob's words */
+    fy_rt.wait_mode = modes[fy_knob_word(FY_KNOB_WAIT, 0) % 3];
+    fy_rt.spin_ns = fy_knob_number(FY_KNOB_SPIN_US, 50) * 1000;
+    fy_rt.spin_yield = (int)fy_knob_number(FY_KNOB_YIELD, wait_oversubscribed);
+    if (fy_rt.wait_mode == FY_WAIT_BLOCK)
+        fy_rt.spin_ns = 0;
+}
+
 int fy_p2p_init(void)
 {
     fy_xport_deliver = deliver;
@@ -56,32 +72,23 @@ int fy_p2p_init(void)
     size_t eager = 64 * 1024;
     while (ring_payload && eager > 1024 && eager > ring_payload / 4)
         eager /= 2;
-    fy_eager_max = (size_t)fy_env_size("FERRY_EAGER_MAX", (long)eager);
+    fy_eager_max = (size_t)fy_knob_number(FY_KNOB_EAGER_MAX, (long)eager);
     /* Rendezvous: stream through the ring (two copies, pipelined, at memcpy speed) when the
      * ring is large and every rank has a core; else one process_vm_readv copy, which costs
      * the sender no CPU. FERRY_RNDV=cma|stream overrides. */
-    const char *rv = getenv("FERRY_RNDV");
-    if (rv && strcmp(rv, "cma") == 0)
-        fy_rndv_stream = false;
-    else if (rv && strcmp(rv, "stream") == 0)
-        fy_rndv_stream = true;
-    else
-        fy_rndv_stream = !oversubscribed && ring_payload >= 256 * 1024;
-    fy_frag_max = (size_t)fy_env_size("FERRY_FRAG", 64 * 1024);
+    enum { RNDV_AUTO, RNDV_STREAM, RNDV_CMA }; /* the order of the knob's words */
+    int rv = fy_knob_word(FY_KNOB_RNDV, RNDV_AUTO);
+    if (rv == RNDV_AUTO)
+        rv = !oversubscribed && ring_payload >= 256 * 1024 ? RNDV_STREAM : RNDV_CMA;
+    fy_knob_settle(FY_KNOB_RNDV, rv);
+    fy_rndv_stream = rv == RNDV_STREAM;
+    fy_frag_max = (size_t)fy_knob_number(FY_KNOB_FRAG, 64 * 1024);
 
-    /* Spinning pays only while every rank has a core; beyond that a spinning rank steals
-     * the time its peer needs to produce what it waits for. The spin is a time, not a poll
-     * count, because a poll costs more the more peers there are. */
-    const char *w = getenv("FERRY_WAIT");
-    fy_rt.wait_mode = FY_WAIT_AUTO;
-    if (w && strcmp(w, "spin") == 0)
-        fy_rt.wait_mode = FY_WAIT_SPIN;
-    else if (w && strcmp(w, "block") == 0)
-        fy_rt.wait_mode = FY_WAIT_BLOCK;
-    fy_rt.spin_ns = fy_env_size("FERRY_SPIN_US", 50) * 1000;
-    fy_rt.spin_yield = (int)fy_env_size("FERRY_YIELD", oversubscribed);
-    if (fy_rt.wait_mode == FY_WAIT_BLOCK)
-        fy_rt.spin_ns = 0;
+    wait_oversubscribed = oversubscribed;
+    apply_wait();
+    fy_knob_on_write(FY_KNOB_WAIT, apply_wait);
+    fy_knob_on_write(FY_KNOB_SPIN_US, apply_wait);
+    fy_knob_on_write(FY_KNOB_YIELD, apply_wait);
     if (fy_rt.locking)
         fy_req_wake_hook = fy_shm_wake_self;
     return MPI_SUCCESS;
@@ -103,6 +110,8 @@ void fy_p2p_fini(void)
 }
 
 int (*fy_progress_hook)(void);
+
+fy_p2p_stats_t fy_p2p_stats;
 
 int fy_progress(void)
 {
@@ -136,6 +145,9 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
 {
     int64_t idle_since = 0; /* 0: not idle yet */
     unsigned polls = 0;
+    /* Wait time is measured only while an MPI_T handle asks for it: two clock reads per
+     * wait would show in a ping-pong. */
+    int64_t began = fy_p2p_stats.timing ? now_ns() : 0;
     while (!done(arg)) {
         if (fy_progress()) {
             idle_since = 0;
@@ -173,6 +185,8 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
         /* Woken: what we wait for is probably here; poll a little before sleeping again. */
         idle_since = now_ns() - spin_ns / 2;
     }
+    if (began)
+        fy_p2p_stats.wait_ns += (uint64_t)(now_ns() - began);
 }
 
 void fy_wait_until(bool (*done)(void *), void *arg)

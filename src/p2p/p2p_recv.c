@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fy_err.h"
+#include "fy_p2p_stats.h"
 #include "fy_runtime.h"
 #include "p2p_internal.h"
 
@@ -76,6 +77,9 @@ static void set_envelope(fy_req_t *r, const fy_hdr_t *h)
 /* A message (EAGER or RTS, live or taken from the unexpected queue) meets its receive. */
 static void deliver_matched(fy_req_t *r, const fy_hdr_t *h, const void *payload)
 {
+    int xp = h->world_src == fy_rt.rank ? FY_XP_SELF : FY_XP_SHM;
+    fy_p2p_stats.msgs_recv[xp]++;
+    fy_p2p_stats.bytes_recv[xp] += h->len;
     set_envelope(r, h);
     size_t n = h->len < r->bytes ? (size_t)h->len : r->bytes;
     if (h->kind == FY_MSG_EAGER) {
@@ -143,6 +147,14 @@ void fy_p2p_on_message(const fy_hdr_t *h, const void *payload)
         memcpy(u->ubuf, payload, (size_t)h->len);
     }
     fy_queue_push(&unexpected[h->ctx], u);
+    if (++fy_p2p_stats.unexp_len > fy_p2p_stats.unexp_hwm)
+        fy_p2p_stats.unexp_hwm = fy_p2p_stats.unexp_len;
+}
+
+static void unexpected_remove(fy_queue_t *uq, fy_req_t *u)
+{
+    fy_queue_remove(uq, u);
+    fy_p2p_stats.unexp_len--;
 }
 
 int fy_p2p_mrecv(fy_req_t *r, fy_req_t *u)
@@ -165,7 +177,7 @@ int fy_p2p_irecv(fy_req_t *r)
     fy_queue_t *uq = &unexpected[r->ctx];
     for (fy_req_t *u = uq->head; u; u = u->next)
         if (matches(r, u->hdr.src, u->hdr.tag)) {
-            fy_queue_remove(uq, u);
+            unexpected_remove(uq, u);
             return fy_p2p_mrecv(r, u);
         }
     fy_queue_push(&posted[r->ctx], r);
@@ -179,7 +191,7 @@ fy_req_t *fy_p2p_probe(uint32_t ctx, int src, int tag, bool take)
         if ((src == MPI_ANY_SOURCE || src == u->hdr.src) &&
             (tag == MPI_ANY_TAG || tag == u->hdr.tag)) {
             if (take)
-                fy_queue_remove(uq, u);
+                unexpected_remove(uq, u);
             return u;
         }
     return NULL;
@@ -214,6 +226,7 @@ void fy_p2p_recv_fini(void)
             u = next;
         }
         unexpected[c].head = unexpected[c].tail = NULL;
+        fy_p2p_stats.unexp_len = 0;
         posted[c].head = posted[c].tail = NULL;
     }
 }
@@ -224,7 +237,7 @@ void fy_p2p_on_cancel(const fy_hdr_t *h)
     fy_hdr_t ans = {.kind = FY_MSG_CANCEL_ACK, .sreq = h->sreq, .world_src = fy_rt.rank};
     for (fy_req_t *u = uq->head; u; u = u->next)
         if (u->hdr.sreq == h->sreq && h->sreq && u->hdr.world_src == h->world_src) {
-            fy_queue_remove(uq, u);
+            unexpected_remove(uq, u);
             if (u->ubuf)
                 fy_ubuf_put(u->ubuf, (size_t)u->hdr.len);
             fy_req_free(u);

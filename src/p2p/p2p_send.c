@@ -5,6 +5,7 @@
 
 #include "fy_bsend.h"
 #include "fy_err.h"
+#include "fy_p2p_stats.h"
 #include "fy_runtime.h"
 #include "p2p_internal.h"
 
@@ -95,6 +96,7 @@ static int try_first_record(fy_req_t *r)
         r->pstate = FY_PS_QUEUED;
         return rc;
     }
+    fy_p2p_stats.rndv_sent += h.kind == FY_MSG_RTS;
     if (h.kind == FY_MSG_EAGER && !h.flags)
         fy_p2p_send_done(r);
     return 0;
@@ -141,6 +143,9 @@ int fy_p2p_isend(fy_req_t *r)
         return MPI_SUCCESS;
     }
     r->world_peer = fy_comm_peer_world(r->comm, r->peer);
+    int xp = r->world_peer == fy_rt.rank ? FY_XP_SELF : FY_XP_SHM;
+    fy_p2p_stats.msgs_sent[xp]++;
+    fy_p2p_stats.bytes_sent[xp] += r->bytes;
     fy_peer_t *p = &fy_peers[r->world_peer];
     if (p->pending.head || try_first_record(r) != 0) {
         r->pstate = FY_PS_QUEUED;

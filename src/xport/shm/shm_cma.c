@@ -6,6 +6,7 @@
 #include <sys/prctl.h>
 #include <sys/uio.h>
 
+#include "fy_knobs.h"
 #include "fy_runtime.h"
 #include "fy_xport.h"
 #include "shm_seg.h"
@@ -14,8 +15,7 @@ static int cma_ok = 1;
 
 int fy_shm_cma_init(void)
 {
-    const char *e = getenv("FERRY_CMA");
-    if (e && e[0] == '0')
+    if (fy_knob_number(FY_KNOB_CMA, 1) == 0)
         cma_ok = 0;
 #ifdef PR_SET_PTRACER
     /* Under Yama scope 1 only ancestors may read us; our peers are siblings. */

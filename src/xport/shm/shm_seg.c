@@ -11,6 +11,7 @@
 #include "fy_err.h"
 #include "fy_pmi.h"
 #include "fy_runtime.h"
+#include "fy_knobs.h"
 #include "fy_xport.h"
 #include "shm_seg.h"
 
@@ -28,12 +29,13 @@ static size_t round_up(size_t v, size_t a)
  * what /dev/shm has free: a container's 64 MB /dev/shm must not end in SIGBUS. */
 static uint32_t pick_ring_bytes(int n, uint64_t shm_free)
 {
-    long env = fy_env_size("FERRY_SHM_RING", 0);
+    long env = fy_knob_number(FY_KNOB_SHM_RING, FY_KNOB_AUTO);
     uint32_t r = 1024 * 1024;
     if (env > 0) {
         r = 4096;
         while (r < (uint64_t)env && r < (1u << 30))
             r <<= 1;
+        fy_knob_settle(FY_KNOB_SHM_RING, r);
         return r;
     }
     uint64_t budget = 64ull << 20;
@@ -41,6 +43,7 @@ static uint32_t pick_ring_bytes(int n, uint64_t shm_free)
         budget = shm_free / 2;
     while (r > 16 * 1024 && (uint64_t)r * n * n > budget)
         r >>= 1;
+    fy_knob_settle(FY_KNOB_SHM_RING, r);
     return r;
 }
 
@@ -65,7 +68,7 @@ static void pick_coll(fy_shm_t *s, uint64_t shm_free)
     uint32_t area = 256 * 1024;
     while (area > 16 * 1024 && (uint64_t)area * (uint64_t)s->n > 1024 * 1024)
         area >>= 1;
-    long slots = fy_env_size("FERRY_SHM_COLL_SLOTS", 16);
+    long slots = fy_knob_number(FY_KNOB_SHM_COLL_SLOTS, 16);
     if (slots < 0)
         slots = 0;
     if (slots > FY_SHM_COLL_MAX_SLOTS)
@@ -74,6 +77,7 @@ static void pick_coll(fy_shm_t *s, uint64_t shm_free)
     while (slots > 0 && (uint64_t)slots * stride > shm_free / 4)
         slots /= 2;
     s->coll_slots = (uint32_t)slots;
+    fy_knob_settle(FY_KNOB_SHM_COLL_SLOTS, slots);
     s->coll_area = area;
 }
 

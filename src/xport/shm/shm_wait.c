@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fy_knobs.h"
 #include "fy_xport.h"
 #include "shm_seg.h"
 
@@ -39,8 +40,7 @@ static int asymmetric; /* membarrier registered: producers need no fence */
 
 void fy_shm_fence_init(void)
 {
-    const char *e = getenv("FERRY_MEMBARRIER");
-    if (e && e[0] == '0')
+    if (fy_knob_number(FY_KNOB_MEMBARRIER, 1) == 0)
         return;
     long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
     if (q < 0 || !(q & MEMBARRIER_CMD_GLOBAL_EXPEDITED) ||

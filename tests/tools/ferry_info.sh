@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# timeout: 120
+# `ferry info` (tools/ferry): the text lists the version, the build and every control variable
+# with its value and description, every performance variable and category; --json parses and
+# holds the same variables; a knob set in the environment shows its value and where it came
+# from; bad usage exits 2 with a usage line; `cmake --install` into a prefix with a space gives
+# a `ferry` that runs from there.
+set -u
+B=$FY_BUILD
+F=$B/bin/ferry
+fail=0
+err() { echo "FAIL: $*"; fail=1; }
+
+[ -x "$F" ] || { echo "FAIL: $F missing"; exit 1; }
+"$F" info > info.txt 2> info.err || err "ferry info exited $?: $(cat info.err)"
+"$F" info --json > info.json || err "ferry info --json exited $?"
+grep -q '^Ferry [0-9]' info.txt || err "no version line"
+for w in 'build type:' 'compiler:' 'install prefix:' '^Control variables' '^Performance variables' \
+         '^Categories' 'FERRY_WAIT = auto' 'one of: auto spin block' 'msgs_sent_shm: counter' \
+         'bytes_recv_self: counter' 'unexpected_highwater: highwatermark' 'wait_time: timer' \
+         'rndv_sends: counter' 'coll_allreduce_ring: counter' '^  ferry: ' '^    ferry_p2p: ' \
+         '^      ferry_transport_shm: ' '^      ferry_coll_allreduce: '; do
+    grep -q -- "$w" info.txt || err "text output lacks '$w'"
+done
+
+python3 - info.json info.txt <<'PY' || fail=1
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+ok = True
+def bad(msg):
+    global ok
+    print("FAIL:", msg); ok = False
+n_c = int(re.search(r"Control variables \((\d+)\)", text).group(1))
+n_p = int(re.search(r"Performance variables \((\d+)\)", text).group(1))
+if n_c != len(d["cvars"]) or n_p != len(d["pvars"]):
+    bad(f"text says {n_c} cvars/{n_p} pvars, JSON has {len(d['cvars'])}/{len(d['pvars'])}")
+for c in d["cvars"]:
+    if not c["name"].startswith("FERRY_") or len(c["description"]) < 20 or c["value"] == "":
+        bad(f"cvar {c}")
+    if f"  {c['name']} = {c['value']}" not in text:
+        bad(f"cvar {c['name']} not listed with its value in the text")
+    if c["datatype"] == "int" and "enum" in c and c["value"] not in c["enum"]:
+        bad(f"cvar {c['name']} value {c['value']} not in its enum")
+names = {p["name"] for p in d["pvars"]}
+for x in ("self", "shm"):
+    for k in ("msgs_sent", "bytes_sent", "msgs_recv", "bytes_recv"):
+        if f"{k}_{x}" not in names:
+            bad(f"no pvar {k}_{x}")
+cats = {c["name"]: c for c in d["categories"]}
+inc = [v for c in d["categories"] for v in c["cvars"]]
+inp = [v for c in d["categories"] for v in c["pvars"]]
+if sorted(inc) != sorted(c["name"] for c in d["cvars"]):
+    bad("cvars not each in exactly one category")
+if sorted(inp) != sorted(names):
+    bad("pvars not each in exactly one category")
+if d["events"] != 0:
+    bad("events")
+sys.exit(0 if ok else 1)
+PY
+
+# A knob from the environment: its value, marked as such.
+FERRY_WAIT=block FERRY_EAGER_MAX=4K FERRY_COLL_BCAST=binomial "$F" info > env.txt
+grep -q 'FERRY_WAIT = block (from the environment)' env.txt || err "FERRY_WAIT=block not shown"
+grep -q 'FERRY_EAGER_MAX = 4096 (from the environment)' env.txt || err "FERRY_EAGER_MAX=4K not shown"
+grep -q 'FERRY_COLL_BCAST = binomial (from the environment)' env.txt || err "FERRY_COLL_BCAST not shown"
+# A number knob given a word keeps its default (FERRY_CMA=on must not disable single-copy).
+FERRY_CMA=on "$F" info | grep -q '^  FERRY_CMA = 1 (from the environment)' || err "FERRY_CMA=on read as 0"
+FERRY_CMA=0 "$F" info | grep -q '^  FERRY_CMA = 0 (from the environment)' || err "FERRY_CMA=0 not 0"
+FERRY_SPIN_US=7 "$F" info --json | grep -q '"name": "FERRY_SPIN_US", "value": "7", "from_environment": true' \
+    || err "JSON does not show FERRY_SPIN_US=7"
+
+# Usage errors.
+"$F" > usage.txt 2>&1; rc=$?
+[ $rc = 2 ] && grep -q 'usage: ferry info' usage.txt || err "ferry with no arguments: exit $rc"
+"$F" info --bogus > usage.txt 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "unknown option '--bogus'" usage.txt || err "ferry info --bogus: exit $rc"
+
+# Installed into a prefix with a space, it finds its library there.
+P="$PWD/inst dir"
+cmake --install "$B" --prefix "$P" > install.log 2>&1 || err "cmake --install failed: $(tail -3 install.log)"
+if [ -x "$P/bin/ferry" ]; then
+    env -u LD_LIBRARY_PATH "$P/bin/ferry" info > inst.txt 2>&1 || err "installed ferry failed: $(head -3 inst.txt)"
+    cmp -s <(grep -v 'install prefix' inst.txt) <(grep -v 'install prefix' info.txt) \
+        || err "installed ferry prints something else"
+else
+    err "ferry not installed in $P/bin"
+fi
+
+[ $fail = 0 ] && echo "No Errors"
+exit $fail

@@ -1,0 +1,31 @@
+/* `ferry`: the front door to Ferry's tools. Subcommands: info. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ferry.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: ferry info [--json]   the version, the build, every control variable (the\n"
+               "                             FERRY_* knobs) with its value, every performance\n"
+               "                             variable and category\n"
+               "       ferry --version\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "info") == 0)
+        return fy_tool_info(argc - 1, argv + 1);
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        printf("ferry %s\n", FY_VERSION);
+        return 0;
+    }
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc >= 2)
+        fprintf(stderr, "ferry: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
