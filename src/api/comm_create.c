@@ -8,6 +8,7 @@
 #include "fy_api.h"
 #include "fy_errhandler.h"
 #include "fy_group.h"
+#include "fy_session.h"
 
 /* The group's members must all belong to the communicator. */
 static int check_subset(const char *fn, const fy_comm_t *c, const fy_group_t *g)
@@ -197,6 +198,9 @@ int fy_api_comm_from_group(const char *fn, MPI_Group group, const char *stringta
             rc = fy_comm_create(world, view.size, me, world_of, agreed, &nc);
             world_of = NULL; /* taken over */
         }
+        fy_session_t *s = rc == MPI_SUCCESS ? fy_session_get(g->session) : NULL;
+        if (s)
+            nc->bsend_session = &s->bsend; /* its buffered sends may use the session's buffer */
         if (rc == MPI_SUCCESS && errhandler != MPI_ERRHANDLER_NULL) {
             fy_errhandler_unref(nc->errhandler);
             nc->errhandler = errhandler;

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "fy_api.h"
+#include "fy_bsend.h"
 #include "fy_errhandler.h"
 #include "fy_group.h"
 #include "fy_info.h"
@@ -130,8 +131,18 @@ int PMPI_Session_finalize(MPI_Session *session)
     if (rc != MPI_SUCCESS)
         return raise(session ? *session : MPI_SESSION_NULL, rc);
     fy_lock();
-    fy_session_free(s);
+    /* A buffer still attached is detached as MPI_Finalize detaches the process's: its
+     * messages are delivered first. */
+    if (s->bsend) {
+        void *addr;
+        MPI_Count size;
+        rc = fy_bsend_detach(fn, &s->bsend, &addr, &size);
+    }
+    if (rc == MPI_SUCCESS)
+        fy_session_free(s);
     fy_unlock();
+    if (rc != MPI_SUCCESS)
+        return raise(*session, rc);
     *session = MPI_SESSION_NULL;
     /* The standard asks the caller to have completed its communication and freed what it
      * derived from the session; the last user's leave waits for queued control records. */
@@ -280,6 +291,7 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
              ? fy_group_from_world_list(fn, &me, 1, &g)
              : fy_group_from_map(fn, fy_rt.size, NULL, &g);
     if (rc == MPI_SUCCESS) {
+        g->session = session;
         rc = fy_group_register(fn, g);
         if (rc != MPI_SUCCESS)
             fy_group_release(g);

@@ -60,6 +60,8 @@ typedef struct fy_group {
     int size; /* members */
     int rank; /* this process's rank in the group, or MPI_UNDEFINED */
     int nruns;
+    MPI_Session session; /* the session whose process set this group is, 0 when none (its
+                            communicators use that session's buffer for buffered sends) */
     int disjoint; /* the runs' world-rank spans [lo, hi] do not overlap (index lookups are
                      O(log nruns)); always 1 without an index */
     int *by_lo;   /* nruns > FY_GROUP_SCAN_RUNS: run indices ordered by lowest world rank */

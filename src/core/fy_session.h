@@ -17,6 +17,9 @@ typedef struct fy_session {
     MPI_Errhandler errhandler;
     int thread_level; /* what the session asked for, raised to what the process provides */
     fy_info_t *hints; /* the info given to MPI_Session_init (a private copy) */
+    /* The buffer attached for buffered sends (p2p/fy_bsend.h), NULL when none; communicators
+     * made from the session's groups point at this slot (fy_comm_t.bsend_session). */
+    struct fy_bsend_buf *bsend;
 } fy_session_t;
 
 /* NULL when h is not a live session handle. */
