@@ -1,7 +1,6 @@
 /* The core's part of starting and stopping the library: the runtime record, the process
  * manager connection, and the core's own tables. The order in which the layers start and stop
  * is decided by the API layer (api/runtime.c), so no layer below calls up. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
