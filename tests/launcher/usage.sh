@@ -104,6 +104,11 @@ expect_cannot_run "a script without '#!'" 126 \
     "^mpiexec: cannot run '\./noshebang': not a program this machine can run" -n 3 ./noshebang
 expect_cannot_run "a missing interpreter" 127 \
     "^mpiexec: cannot run '\./badinterp': its interpreter '/no/such/interpreter'" -n 3 ./badinterp
+mkdir "$T/wd"
+cp "$T/badinterp" "$T/wd/"
+expect_cannot_run "a missing interpreter under -wdir" 127 \
+    "^mpiexec: cannot run '\./badinterp': its interpreter '/no/such/interpreter'" \
+    -n 2 -wdir "$T/wd" ./badinterp
 
 # The same after another program of the job has started: it is stopped, nothing is left.
 cat >"$T/waiter" <<EOF

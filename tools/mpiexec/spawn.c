@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,8 +143,12 @@ static void script_interpreter(const char *path, char *out, size_t cap)
  * status a shell gives for it (127 when something is missing, 126 otherwise). */
 static int report_exec_failure(const fy_mpx_app_t *app, int e)
 {
-    char interp[256];
-    script_interpreter(app->prog, interp, sizeof(interp));
+    char interp[256], path[PATH_MAX];
+    if (app->wdir != NULL && app->prog[0] != '/')
+        snprintf(path, sizeof(path), "%s/%s", app->wdir, app->prog); /* exec'd from there */
+    else
+        snprintf(path, sizeof(path), "%s", app->prog);
+    script_interpreter(path, interp, sizeof(interp));
     if (e == ENOENT && interp[0] != '\0') {
         fprintf(stderr, FY_MPX_PROG ": cannot run '%s': its interpreter '%s' (its '#!' line) "
                 "was not found\n", app->argv[0], interp);
