@@ -30,8 +30,9 @@ check: all $(ASAN_BUILD)/CMakeCache.txt
 check-fast: all
 	python3 tests/run.py --build $(BUILD)
 
+# Quoted: PREFIX may hold spaces (make install PREFIX="/opt/my mpi").
 install: all
-	cmake --install $(BUILD) --prefix $(PREFIX)
+	cmake --install "$(BUILD)" --prefix "$(PREFIX)"
 
 bench: all
 	QUICK="$(QUICK)" BASELINE="$(BASELINE)" bench/run.sh $(BUILD)

@@ -2,7 +2,9 @@
 # timeout: 180
 # mpicc/mpicxx: the MPICH and Open MPI spellings of the query options, FERRY_CC, compile-only
 # mode, and an installed tree (make install) whose programs find libmpi without
-# LD_LIBRARY_PATH, with pkg-config metadata.
+# LD_LIBRARY_PATH, with pkg-config metadata. No arguments: a usage line, not a link error.
+# An install by `make install PREFIX=...` into a prefix with a space works, and its mpicc,
+# mpiexec, -show output and pkg-config flags build and run a program.
 set -u
 fail=0
 check() { # description, command...
@@ -79,5 +81,57 @@ else
         case "$pc" in *"-I$prefix/include"*"-lmpi"*) ;; *) echo "FAIL: pkg-config: $pc"; fail=1 ;; esac
     fi
 fi
+# No arguments: one usage line on stderr, status 1, the compiler never run (it used to be, and
+# failed to link a program without main).
+for w in mpicc mpicxx; do
+    rm -f a.out
+    "$B/bin/$w" >w.out 2>w.err
+    rc=$?
+    [ $rc = 1 ] || { echo "FAIL: $w without arguments: status $rc"; fail=1; }
+    grep -q "^usage: $w " w.err || { echo "FAIL: $w without arguments: $(cat w.err)"; fail=1; }
+    [ "$(wc -l <w.err)" = 1 ] || { echo "FAIL: $w without arguments printed more: $(cat w.err)"; fail=1; }
+    [ -s w.out ] && { echo "FAIL: $w without arguments wrote to stdout"; fail=1; }
+    [ -e a.out ] && { echo "FAIL: $w without arguments ran the compiler"; fail=1; }
+    "$B/bin/$w" -v >w.out 2>&1 || { echo "FAIL: $w -v: $(cat w.out)"; fail=1; }
+    grep -q "^$w for Ferry" w.out || { echo "FAIL: $w -v does not name Ferry: $(cat w.out)"; fail=1; }
+    grep -q "undefined reference" w.out && { echo "FAIL: $w -v tried to link"; fail=1; }
+    "$B/bin/$w" -help | grep -q -- "-show" || { echo "FAIL: $w -help"; fail=1; }
+done
+
+# A prefix with a space, installed the way the README says (the Makefile's rule; -o all: the
+# build is the one under test, not rebuilt), and sources and outputs in such directories too.
+sp="$PWD/with space/ferry"
+if ! out=$(make -s -C "$FY_SRC" -o all install BUILD="$B" PREFIX="$sp" 2>&1); then
+    echo "FAIL: make install PREFIX='$sp': $out"
+    fail=1
+else
+    mkdir -p "src dir" "out dir"
+    cp hello.c "src dir/hello world.c"
+    check "mpicc from a prefix with a space" "$sp/bin/mpicc" -O2 -o "out dir/hello" "src dir/hello world.c"
+    check "mpicxx from a prefix with a space" "$sp/bin/mpicxx" -O2 -o "out dir/hellocxx" hello.cpp
+    readelf -d "out dir/hello" | grep -qF "[$sp/lib]" || { echo "FAIL: rpath is not $sp/lib: $(readelf -d "out dir/hello" | grep -i path)"; fail=1; }
+    for exe in "out dir/hello" "out dir/hellocxx"; do
+        out=$(env -u LD_LIBRARY_PATH "$sp/bin/mpiexec" -n 2 "./$exe" 2>&1)
+        [ "$(echo "$out" | grep -c 'size 2 Ferry')" = 2 ] || { echo "FAIL: $exe from a prefix with a space: $out"; fail=1; }
+    done
+    ldd "out dir/hello" | grep -qF "$sp/lib/libmpi.so.12" || { echo "FAIL: not the installed lib: $(ldd "out dir/hello")"; fail=1; }
+    # -show prints a command a shell can run as it stands.
+    cmd=$("$sp/bin/mpicc" -show -o "out dir/hello2" "src dir/hello world.c")
+    check "running mpicc -show's command" sh -c "$cmd"
+    out=$(env -u LD_LIBRARY_PATH "$sp/bin/mpirun" -n 1 "./out dir/hello2" 2>&1)
+    case "$out" in "size 1 Ferry"*) ;; *) echo "FAIL: program built by -show's command: $out"; fail=1 ;; esac
+    ci=$("$sp/bin/mpicc" -compile_info)
+    case "$ci" in *" '-I$sp/include'"*) ;; *) echo "FAIL: -compile_info in a prefix with a space: $ci"; fail=1 ;; esac
+    if command -v pkg-config >/dev/null; then
+        pc=$(PKG_CONFIG_PATH="$sp/lib/pkgconfig" pkg-config --cflags --libs mpi)
+        check "building with pkg-config's flags" sh -c "cc -o 'out dir/hello3' 'src dir/hello world.c' $pc"
+        # Not run: a sanitizer build's library needs the wrapper's extra flags in the program.
+        readelf -d "out dir/hello3" | grep -qF "[$sp/lib]" || { echo "FAIL: pkg-config's rpath: $(readelf -d "out dir/hello3" | grep -i path)"; fail=1; }
+        expect=$sp
+        got=$(PKG_CONFIG_PATH="$sp/lib/pkgconfig" pkg-config --variable=prefix mpi)
+        [ "$got" = "$expect" ] || { echo "FAIL: pkg-config prefix: $got"; fail=1; }
+    fi
+fi
+
 [ $fail = 0 ] && echo "wrappers: all checks passed"
 exit $fail

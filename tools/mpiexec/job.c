@@ -348,10 +348,8 @@ int fy_mpx_job_run(const fy_mpx_opts_t *opts)
         return 1;
     if (opts->timeout > 0)
         job.timeout_at_ms = fy_mpx_now_ms() + (long long)opts->timeout * 1000;
-    if (fy_mpx_spawn_ranks(&job) != 0) {
-        fy_mpx_job_fail(&job, 1, NULL);
-        fy_mpx_job_terminate(&job, SIGKILL, 0);
-    }
+    if (fy_mpx_spawn_ranks(&job) != 0)
+        fy_mpx_job_terminate(&job, SIGKILL, 0); /* spawn recorded the failure */
 
     if (loop(&job) != 0) {
         /* Cannot watch the job any more: end it. */

@@ -16,6 +16,9 @@
 #include <sys/types.h>
 
 #define FY_MPX_PROG "mpiexec"
+/* Most ranks in one job: the library's shared-memory transport keeps per-peer state for at most
+ * this many local ranks (src/xport/shm), and every rank here is local. */
+#define FY_MPX_MAX_RANKS 4096
 
 /* NAME=VALUE strings to set in ranks, in order. */
 typedef struct fy_mpx_env {
@@ -119,7 +122,8 @@ void fy_mpx_shm_cleanup(const char *kvsname);
 /* spawn.c */
 /* Starts the group leader; 0 or -1 (message printed). */
 int fy_mpx_spawn_leader(fy_mpx_job_t *job);
-/* Starts all ranks; 0 or -1 (message printed; ranks already started are left to the caller). */
+/* Starts all ranks; 0 or -1 (message printed, failure recorded with fy_mpx_job_fail; ranks
+ * already started are left to the caller). */
 int fy_mpx_spawn_ranks(fy_mpx_job_t *job);
 /* Sends sig to the group and to each live rank (in case one left the group). */
 void fy_mpx_signal_all(fy_mpx_job_t *job, int sig);

@@ -103,12 +103,14 @@ static void usage(FILE *f)
                "  -l                      prefix each output line with \"[rank] \"\n"
                "  -wdir DIR               run the ranks of this program in DIR\n"
                "  --timeout SEC           kill the job after SEC seconds (also MPIEXEC_TIMEOUT)\n"
-               "  --help, --version\n"
+               "  --                      ends the options: the program follows\n"
+               "  -h, --help, --version\n"
                "Ignored on one host: --oversubscribe --allow-run-as-root -bind-to X -map-by X\n"
                "  -ppn N --mca K V -bootstrap X\n\n"
                "Exit status: 0 if every rank exits 0, else that of the first rank to fail\n"
-               "(128+N for signal N), the code given to MPI_Abort, 124 on timeout, 1 on usage\n"
-               "errors, 127 if the program is not found.\n");
+               "(128+N for signal N), the code given to MPI_Abort (modulo 256, as exit() does),\n"
+               "124 on timeout, 1 on usage errors, 127 if the program is not found, 126 if it\n"
+               "cannot be executed.\n");
 }
 
 static __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...)
@@ -122,15 +124,18 @@ static __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt,
     exit(1);
 }
 
-static int parse_count(const char *opt, const char *s, int min)
+static int parse_count(const char *opt, const char *s, int min, int max)
 {
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || errno != 0 || v < min || v > 100000)
-        die("%s needs a number >= %d, not '%s'", opt, min, s);
+    if (*s == '\0' || *end != '\0' || errno != 0 || v < min || v > max)
+        die("%s needs a whole number from %d to %d, not '%s'", opt, min, max, s);
     return (int)v;
 }
+
+/* Longest --timeout: about four months, far from overflowing the milliseconds in job.c. */
+#define MAX_TIMEOUT_S 10000000
 
 static void add_env(fy_mpx_env_t *e, const char *name, const char *value)
 {
@@ -174,6 +179,13 @@ static int host_is_local(const char *h)
     return hl == ml && hl > 0 && strncmp(h, me, hl) == 0 && (h[hl] == '\0' || me[ml] == '\0');
 }
 
+/* Slot counts only decide the default -n, which must stay within FY_MPX_MAX_RANKS: the sum
+ * stops just above it, so that no host file can overflow it. */
+static int add_slots(int a, int b)
+{
+    return a + b > FY_MPX_MAX_RANKS ? FY_MPX_MAX_RANKS + 1 : a + b;
+}
+
 /* One host entry, "name" or "name:N"; returns its slots (1 when not given). */
 static int add_host(const char *spec)
 {
@@ -185,7 +197,7 @@ static int add_host(const char *spec)
     memcpy(name, spec, len);
     name[len] = '\0';
     if (spec[len] == ':')
-        slots = parse_count("host slots", spec + len + 1, 1);
+        slots = parse_count("host slots", spec + len + 1, 1, FY_MPX_MAX_RANKS);
     if (!host_is_local(name))
         die("host '%s' is not this machine; this release of Ferry runs on the local host only",
             name);
@@ -197,7 +209,7 @@ static int add_host_list(const char *list)
     char *copy = strdup(list), *save = NULL;
     int slots = 0;
     for (char *h = strtok_r(copy, ",", &save); h != NULL; h = strtok_r(NULL, ",", &save))
-        slots += add_host(h);
+        slots = add_slots(slots, add_host(h));
     free(copy);
     return slots;
 }
@@ -217,45 +229,100 @@ static int add_host_file(const char *path)
         int n = add_host(host);
         for (char *tok = strtok_r(NULL, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
             if (strncmp(tok, "slots=", 6) == 0)
-                n = parse_count("slots", tok + 6, 1);
+                n = parse_count("slots", tok + 6, 1, FY_MPX_MAX_RANKS);
         }
-        slots += n;
+        slots = add_slots(slots, n);
     }
     fclose(f);
     return slots;
 }
 
-/* The path we will exec: as given when it holds a '/', else found in PATH like execvp would. */
-static const char *resolve_prog(const char *name, const char *wdir)
+/* Why execv could not run path: 0 if it looks runnable, else an errno value. What execv itself
+ * finds wrong inside the file (a bad interpreter, a foreign format) shows only at spawn time. */
+static int exec_problem(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return errno;
+    if (S_ISDIR(st.st_mode))
+        return EISDIR;
+    if (!S_ISREG(st.st_mode) || access(path, X_OK) != 0)
+        return EACCES;
+    return 0;
+}
+
+/* The path we will exec: as given when it holds a '/', else found in PATH like execvp would.
+ * NULL with *why set (an errno value) when there is none. */
+static const char *resolve_prog(const char *name, const char *wdir, int *why)
 {
     static char path[PATH_MAX];
-    struct stat st;
+    if (*name == '\0') {
+        *why = ENOENT;
+        return NULL;
+    }
     if (strchr(name, '/') != NULL) {
         if (name[0] != '/' && wdir != NULL)
             snprintf(path, sizeof(path), "%s/%s", wdir, name);
         else
             snprintf(path, sizeof(path), "%s", name);
-        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || access(path, X_OK) != 0)
-            return NULL;
-        return name; /* exec'd after chdir(wdir), so keep it relative */
+        *why = exec_problem(path);
+        return *why ? NULL : name; /* exec'd after chdir(wdir), so keep it relative */
     }
     const char *p = getenv("PATH");
     if (p == NULL)
         p = "/usr/local/bin:/usr/bin:/bin";
+    *why = ENOENT; /* as execvp: a file found but not runnable says more than "not found" */
     while (*p != '\0') {
         size_t len = strcspn(p, ":");
         snprintf(path, sizeof(path), "%.*s/%s", len ? (int)len : 1, len ? p : ".", name);
-        if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0) {
+        int e = exec_problem(path);
+        if (e == 0) {
             if (path[0] != '/' && wdir != NULL) {
                 char abs[PATH_MAX];
                 if (realpath(path, abs) != NULL)
                     snprintf(path, sizeof(path), "%s", abs);
             }
+            *why = 0;
             return path;
         }
+        if (e != ENOENT && e != ENOTDIR)
+            *why = e;
         p += len + (p[len] == ':');
     }
     return NULL;
+}
+
+/* One line on why the program cannot run, then exit as a shell would: 127 when it is not
+ * there, 126 when it is but cannot be executed. */
+static __attribute__((noreturn)) void no_program(const char *name, const char *wdir, int why)
+{
+    const char *in = wdir != NULL ? wdir : "this directory";
+    if (*name == '\0')
+        die("the program name is empty");
+    if (why == ENOENT && strchr(name, '/') == NULL) {
+        char here[PATH_MAX];
+        snprintf(here, sizeof(here), "%s/%s", wdir != NULL ? wdir : ".", name);
+        if (exec_problem(here) == 0)
+            fprintf(stderr, FY_MPX_PROG ": program '%s' not found in PATH; to run the one in %s, "
+                    "write './%s'\n", name, in, name);
+        else
+            fprintf(stderr, FY_MPX_PROG ": program '%s' not found in PATH\n", name);
+        exit(127);
+    }
+    if (why == ENOENT || why == ENOTDIR) {
+        fprintf(stderr, FY_MPX_PROG ": program '%s' not found%s%s\n", name,
+                wdir != NULL && name[0] != '/' ? " in " : "",
+                wdir != NULL && name[0] != '/' ? wdir : "");
+        exit(127);
+    }
+    if (why == EISDIR)
+        fprintf(stderr, FY_MPX_PROG ": cannot run '%s': it is a directory\n", name);
+    else if (why == EACCES)
+        fprintf(stderr, FY_MPX_PROG ": cannot run '%s': not an executable file (no execute "
+                "permission?)\n", name);
+    else
+        fprintf(stderr, FY_MPX_PROG ": cannot run '%s': %s\n", name, strerror(why));
+    exit(126);
 }
 
 static const opt_t *find_option(const char *arg, const char **inline_val)
@@ -307,11 +374,10 @@ static void finish_app(fy_mpx_app_t *app, int default_np)
             die("cannot use '%s' as working directory: %s", app->wdir,
                 errno ? strerror(errno) : "not a directory");
     }
-    const char *prog = resolve_prog(app->argv[0], app->wdir);
-    if (prog == NULL) {
-        fprintf(stderr, FY_MPX_PROG ": cannot find executable program '%s'\n", app->argv[0]);
-        exit(127);
-    }
+    int why;
+    const char *prog = resolve_prog(app->argv[0], app->wdir, &why);
+    if (prog == NULL)
+        no_program(app->argv[0], app->wdir, why);
     app->prog = strdup(prog);
 }
 
@@ -325,13 +391,24 @@ int main(int argc, char **argv)
     fy_mpx_pmi_debug = dbg != NULL && *dbg != '\0' && strcmp(dbg, "0") != 0;
     const char *t = getenv("MPIEXEC_TIMEOUT");
     if (t != NULL && *t != '\0')
-        o.timeout = parse_count("MPIEXEC_TIMEOUT", t, 0);
+        o.timeout = parse_count("MPIEXEC_TIMEOUT", t, 0, MAX_TIMEOUT_S);
 
     /* Programs separated by ':' (MPMD); -n, -env and -wdir belong to the program they precede,
      * the other options to the whole job, wherever they stand. */
+    if (argc < 2) {
+        usage(stderr);
+        return 1;
+    }
     for (int i = 1; i < argc;) {
+        int dashdash = 0;
         for (; i < argc && argv[i][0] == '-'; i++) {
             const char *arg = argv[i], *val;
+            if (strcmp(arg, "--") == 0) {
+                /* The end of the options, as in getopt: the program may then start with '-'. */
+                dashdash = 1;
+                i++;
+                break;
+            }
             const opt_t *op = find_option(arg, &val);
             if (op == NULL)
                 die("unknown option '%s' (see " FY_MPX_PROG " --help)", arg);
@@ -343,9 +420,9 @@ int main(int argc, char **argv)
                 a[k] = argv[++i];
             }
             switch (op->id) {
-            case OPT_NP: cur.np = parse_count(arg, a[0], 1); break;
-            case OPT_HOSTS: slots += add_host_list(a[0]); break;
-            case OPT_HOSTFILE: slots += add_host_file(a[0]); break;
+            case OPT_NP: cur.np = parse_count(arg, a[0], 1, FY_MPX_MAX_RANKS); break;
+            case OPT_HOSTS: slots = add_slots(slots, add_host_list(a[0])); break;
+            case OPT_HOSTFILE: slots = add_slots(slots, add_host_file(a[0])); break;
             case OPT_ENV: add_env(&o.env, a[0], a[1]); break;
             case OPT_ENV_LOCAL: add_env(&cur.env, a[0], a[1]); break;
             case OPT_ENVALL: o.env_none = 0; break;
@@ -360,18 +437,20 @@ int main(int argc, char **argv)
             case OPT_X: export_var(&o.env, a[0]); break;
             case OPT_LABEL: o.label = 1; break;
             case OPT_WDIR: cur.wdir = a[0]; break;
-            case OPT_TIMEOUT: o.timeout = parse_count(arg, a[0], 0); break;
+            case OPT_TIMEOUT: o.timeout = parse_count(arg, a[0], 0, MAX_TIMEOUT_S); break;
             case OPT_HELP: usage(stdout); return 0;
             case OPT_VERSION: printf(FY_MPX_PROG " (Ferry) " FY_VERSION "\n"); return 0;
             case OPT_IGNORE: break;
             }
         }
-        if (i >= argc || strcmp(argv[i], ":") == 0) {
-            if (o.napps == 0 && i >= argc) {
-                usage(stderr);
-                return 1;
-            }
+        if (i < argc && strcmp(argv[i], ":") == 0)
             die("no program before ':'");
+        if (i >= argc) {
+            if (dashdash)
+                die("no program after '--'");
+            if (o.napps > 0)
+                die("no program after ':'");
+            die("no program to run after the options (see " FY_MPX_PROG " --help)");
         }
         cur.argv = argv + i;
         while (i < argc && strcmp(argv[i], ":") != 0)
@@ -387,10 +466,15 @@ int main(int argc, char **argv)
         o.app[o.napps++] = cur;
         memset(&cur, 0, sizeof(cur));
     }
+    if (o.napps == 1 && o.app[0].np == 0 && slots > FY_MPX_MAX_RANKS)
+        die("the hosts give more than %d slots, the most one host runs; give -n",
+            FY_MPX_MAX_RANKS);
     for (int k = 0; k < o.napps; k++) {
         finish_app(&o.app[k], o.napps == 1 && slots > 0 ? slots : 1);
         o.np += o.app[k].np;
     }
+    if (o.np > FY_MPX_MAX_RANKS)
+        die("%d ranks in all; at most %d run on one host", o.np, FY_MPX_MAX_RANKS);
     int status = fy_mpx_job_run(&o);
     free_opts(&o);
     return status;

@@ -144,11 +144,20 @@ static void on_abort(fy_mpx_job_t *job, fy_mpx_rank_t *r, const fy_pmi_msg_t *m)
 {
     int code = 1;
     fy_pmi_wire_get_int(m, "exitcode", &code);
+    /* The job ends as exit(code) would end a process, as with MPICH and Open MPI: -1 gives 255,
+     * 300 gives 44, 256 gives 0. The message names the code as given, and the status when it
+     * differs. */
+    int status = code & 0xff;
+    char differs[32] = "";
+    if (status != code)
+        snprintf(differs, sizeof(differs), " (exit status %d)", status);
     const char *msg = fy_pmi_wire_get(m, "error_msg");
     if (msg != NULL && *msg != '\0')
-        fy_mpx_job_fail(job, code, "rank %d called MPI_Abort with code %d: %s", r->rank, code, msg);
+        fy_mpx_job_fail(job, status, "rank %d called MPI_Abort with code %d%s: %s", r->rank, code,
+                        differs, msg);
     else
-        fy_mpx_job_fail(job, code, "rank %d called MPI_Abort with code %d", r->rank, code);
+        fy_mpx_job_fail(job, status, "rank %d called MPI_Abort with code %d%s", r->rank, code,
+                        differs);
     /* No reply: the rank waits to be killed. */
 }
 

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,9 +68,11 @@ static void set_env_int(const char *name, int v)
     setenv(name, s, 1);
 }
 
-/* In the child: everything between fork and exec. Never returns. */
+/* In the child: everything between fork and exec. Never returns. With status_fd >= 0 (closed
+ * by a successful exec), a failed exec is told to the parent as an errno value there, and the
+ * parent prints the one message for the whole job. */
 static void rank_exec(const fy_mpx_job_t *job, int rank, int pmi_fd, int in_fd, int out_fd,
-                      int err_fd)
+                      int err_fd, int status_fd)
 {
     const fy_mpx_opts_t *o = job->opts;
     const fy_mpx_app_t *app = &o->app[job->ranks[rank].appnum];
@@ -111,14 +114,64 @@ static void rank_exec(const fy_mpx_job_t *job, int rank, int pmi_fd, int in_fd, 
         _exit(127);
     }
     execv(app->prog, app->argv);
+    int e = errno;
+    if (status_fd >= 0 && write(status_fd, &e, sizeof(e)) == (ssize_t)sizeof(e))
+        _exit(127);
     fprintf(stderr, FY_MPX_PROG ": rank %d: cannot run '%s': %s\n", rank, app->prog,
-            strerror(errno));
+            strerror(e));
     _exit(127);
 }
 
+/* The interpreter named by a "#!" line at the start of path, or "" when there is none. */
+static void script_interpreter(const char *path, char *out, size_t cap)
+{
+    out[0] = '\0';
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char buf[256];
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n < 2 || buf[0] != '#' || buf[1] != '!')
+        return;
+    buf[n] = '\0';
+    char *p = buf + 2 + strspn(buf + 2, " \t");
+    snprintf(out, cap, "%.*s", (int)strcspn(p, " \t\r\n"), p);
+}
+
+/* The one line about a program that mpiexec found but the kernel would not run; returns the exit
+ * status a shell gives for it (127 when something is missing, 126 otherwise). */
+static int report_exec_failure(const fy_mpx_app_t *app, int e)
+{
+    char interp[256], path[PATH_MAX];
+    if (app->wdir != NULL && app->prog[0] != '/')
+        snprintf(path, sizeof(path), "%s/%s", app->wdir, app->prog); /* exec'd from there */
+    else
+        snprintf(path, sizeof(path), "%s", app->prog);
+    script_interpreter(path, interp, sizeof(interp));
+    if (e == ENOENT && interp[0] != '\0') {
+        fprintf(stderr, FY_MPX_PROG ": cannot run '%s': its interpreter '%s' (its '#!' line) "
+                "was not found\n", app->argv[0], interp);
+    } else if (e == ENOENT) {
+        fprintf(stderr, FY_MPX_PROG ": cannot run '%s': the dynamic loader it names was not "
+                "found (built for another system?)\n", app->argv[0]);
+    } else if (e == ENOEXEC) {
+        fprintf(stderr, FY_MPX_PROG ": cannot run '%s': not a program this machine can run "
+                "(a script needs a '#!' line)\n", app->argv[0]);
+    } else {
+        fprintf(stderr, FY_MPX_PROG ": cannot run '%s': %s\n", app->argv[0], strerror(e));
+    }
+    return e == ENOENT ? 127 : 126;
+}
+
+/* Starts one rank. For the first rank of each program it also waits until the exec has been
+ * done: a program the kernel will not run then ends the job with one message, not one per
+ * rank. Returns 0, or -1 (message printed, failure recorded). */
 static int spawn_rank(fy_mpx_job_t *job, fy_mpx_rank_t *r)
 {
-    int sv[2], out[2], err[2], in[2] = {-1, -1};
+    int sv[2], out[2], err[2], in[2] = {-1, -1}, st[2] = {-1, -1};
+    const fy_mpx_app_t *app = &job->opts->app[r->appnum];
+    int first_of_app = r->rank == 0 || job->ranks[r->rank - 1].appnum != r->appnum;
 
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
         goto err_msg;
@@ -134,11 +187,14 @@ static int spawn_rank(fy_mpx_job_t *job, fy_mpx_rank_t *r)
         goto err_err;
     }
 
+    if (first_of_app && pipe2(st, O_CLOEXEC) != 0)
+        goto err_in;
+
     pid_t pid = fork();
     if (pid < 0)
-        goto err_in;
+        goto err_st;
     if (pid == 0)
-        rank_exec(job, r->rank, sv[1], in[0], out[1], err[1]);
+        rank_exec(job, r->rank, sv[1], in[0], out[1], err[1], st[1]);
 
     setpgid(pid, job->leader);
     close(sv[1]);
@@ -156,8 +212,26 @@ static int spawn_rank(fy_mpx_job_t *job, fy_mpx_rank_t *r)
     fy_mpx_stream_init(&r->out, out[0], 1);
     fy_mpx_stream_init(&r->err, err[0], 2);
     job->nlive++;
+
+    if (st[0] >= 0) {
+        close(st[1]);
+        int e = 0;
+        ssize_t n;
+        while ((n = read(st[0], &e, sizeof(e))) < 0 && errno == EINTR)
+            ;
+        close(st[0]);
+        if (n == (ssize_t)sizeof(e)) {
+            fy_mpx_job_fail(job, report_exec_failure(app, e), NULL);
+            return -1;
+        }
+    }
     return 0;
 
+err_st:
+    if (st[0] >= 0) {
+        close(st[0]);
+        close(st[1]);
+    }
 err_in:
     close(in[0]);
     if (in[1] >= 0)
@@ -173,6 +247,7 @@ err_sv:
     close(sv[1]);
 err_msg:
     fprintf(stderr, FY_MPX_PROG ": cannot start rank %d: %s\n", r->rank, strerror(errno));
+    fy_mpx_job_fail(job, 1, NULL);
     return -1;
 }
 

@@ -3,7 +3,8 @@
  *
  *   badrank | badtag | badcount   rank 0 calls MPI_Send with dest size+1 / tag -7 / count -3
  *   badroot                       every rank calls MPI_Bcast with root 9
- *   abort                         rank 2 (or the last) calls MPI_Abort(MPI_COMM_WORLD, 7)
+ *   abort [CODE]                  rank 2 (or the last) calls MPI_Abort(MPI_COMM_WORLD, CODE),
+ *                                 7 by default
  *   segv                          rank 1 raises SIGSEGV
  *   exit3                         the last rank calls exit(3) before MPI_Finalize
  *   unsupported                   under ERRORS_RETURN, calls functions that may not be
@@ -109,7 +110,7 @@ int main(int argc, char **argv)
         int culprit = size > 2 ? 2 : size - 1;
         if (rank == culprit) {
             say_pid();
-            MPI_Abort(MPI_COMM_WORLD, 7);
+            MPI_Abort(MPI_COMM_WORLD, argc > 2 ? atoi(argv[2]) : 7);
             printf("rank %d: MPI_Abort returned\n", rank);
         } else {
             wait_on(culprit);
