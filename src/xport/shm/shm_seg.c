@@ -3,9 +3,12 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fy_err.h"
@@ -126,15 +129,54 @@ static void populate_own_rings(fy_shm_t *s)
     }
 }
 
-static void seg_name(char *buf, size_t len)
+/* /fy-<kvsname>-<64 random bits>: the prefix lets mpiexec remove what a crashed job leaves
+ * (tools/mpiexec/job.c), the random part keeps another user from creating the name first
+ * and so making every job fail (the kvsname is the launcher's pid and start time). */
+static void seg_name(char *buf, size_t len, int attempt)
 {
-    snprintf(buf, len, "/fy-%s-shm", fy_rt.kvsname);
+    const char *first = getenv("FERRY_SHM_NAME_FIRST");
+    if (attempt == 0 && first && first[0] == '/') { /* tests: a name known to be taken */
+        snprintf(buf, len, "%s", first);
+        return;
+    }
+    uint64_t r = 0;
+    if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) { /* no entropy source: mix clocks */
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        r = ((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^ (uint64_t)getpid() << 16 ^
+            (uint64_t)(uintptr_t)&ts;
+        r *= 0x9E3779B97F4A7C15ull;
+    }
+    snprintf(buf, len, "/fy-%s-%016llx", fy_rt.kvsname, (unsigned long long)r);
+}
+
+/* Creates a segment under a fresh name (O_EXCL: never one somebody else made), trying other
+ * names on a collision; its name goes to `name`. */
+static int create_file(char *name, size_t len)
+{
+    enum { ATTEMPTS = 16 };
+    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+        seg_name(name, len, attempt);
+        int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd >= 0)
+            return fd;
+        if (errno != EEXIST) {
+            fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: cannot create shared memory %s: %s", name,
+                       strerror(errno));
+            return -1;
+        }
+    }
+    fy_err_set(MPI_ERR_NO_MEM,
+               "MPI_Init: cannot create shared memory: %d random names under /dev/shm/fy-%s- "
+               "were all taken",
+               ATTEMPTS, fy_rt.kvsname);
+    return -1;
 }
 
 /* Rank 0 chooses the ring size, creates, sizes, maps and describes the segment before the
  * first fence; the others read the description from it after that fence, so every rank agrees
  * on the layout whatever it would have chosen itself. */
-static int create_segment(fy_shm_t *s, const char *name)
+static int create_segment(fy_shm_t *s, char *name, size_t name_len)
 {
     size_t bells_off, rings_off;
     uint64_t avail = shm_free_bytes();
@@ -145,14 +187,9 @@ static int create_segment(fy_shm_t *s, const char *name)
                           "MPI_Init: /dev/shm has %llu KiB free; %d ranks need %zu KiB of shared "
                           "memory (enlarge /dev/shm, or set FERRY_SHM_RING lower)",
                           (unsigned long long)(avail >> 10), s->n, s->bytes >> 10);
-    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    if (fd < 0 && errno == EEXIST) { /* left by a crashed job of the same name */
-        shm_unlink(name);
-        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    }
+    int fd = create_file(name, name_len);
     if (fd < 0)
-        return fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: cannot create shared memory %s: %s", name,
-                          strerror(errno));
+        return MPI_ERR_NO_MEM; /* create_file wrote the message */
     int rc = MPI_SUCCESS;
     if (ftruncate(fd, (off_t)s->bytes) != 0)
         rc = fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: cannot size shared memory %s to %zu bytes: %s",
@@ -226,8 +263,7 @@ static void decode_value(char *s)
 int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
 {
     fy_shm_t *s = &fy_shm;
-    char name[300];
-    seg_name(name, sizeof name);
+    char name[320] = "";
     s->rank = rank;
     s->n = n;
     /* Before the first fence: every rank must be registered before any relies on it. */
@@ -236,10 +272,12 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
     if (rank == 0) {
         /* The outcome goes into the KVS before the fence, so that every rank fails with rank
          * 0's reason: the launcher reports whichever rank aborts first. */
-        char outcome[256] = "ok";
-        rc = create_segment(s, name);
+        char outcome[320];
+        rc = create_segment(s, name, sizeof name);
         if (rc != MPI_SUCCESS)
             encode_value(fy_err_last_message(), outcome, sizeof outcome);
+        else
+            snprintf(outcome, sizeof outcome, "ok:%s", name); /* a name of [-/0-9a-z] */
         if (fy_pmi_put(pmi, "fy-shm", outcome) != 0 && rc == MPI_SUCCESS)
             rc = fy_err_set(MPI_ERR_OTHER, "MPI_Init: process manager put failed: %s",
                             fy_pmi_last_error());
@@ -249,15 +287,17 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
         rc = fy_err_set(MPI_ERR_OTHER, "MPI_Init: process manager barrier failed: %s",
                         fy_pmi_last_error());
     if (rc == MPI_SUCCESS && rank != 0) {
-        char outcome[256];
+        char outcome[320];
         if (fy_pmi_get(pmi, "fy-shm", outcome, sizeof outcome) != 0) {
             rc = fy_err_set(MPI_ERR_OTHER, "MPI_Init: process manager get failed: %s",
                             fy_pmi_last_error());
-        } else if (strcmp(outcome, "ok") != 0) {
+        } else if (strncmp(outcome, "ok:", 3) != 0) {
             decode_value(outcome);
             rc = fy_err_set(MPI_ERR_NO_MEM, "%s", outcome);
-        } else
+        } else {
+            snprintf(name, sizeof name, "%s", outcome + 3);
             rc = open_segment(s, name);
+        }
     }
     if (rc != MPI_SUCCESS)
         return rc;
