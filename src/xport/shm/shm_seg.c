@@ -24,12 +24,33 @@ static size_t round_up(size_t v, size_t a)
     return (v + a - 1) / a * a;
 }
 
+static size_t queue_count(const fy_shm_t *s)
+{
+    return s->inbox ? (size_t)s->n : (size_t)s->n * (size_t)s->n;
+}
+
 /* A ring per ordered pair costs n^2 rings, so the ring shrinks as the job grows: 1 MiB while
- * the rings fit in 64 MiB (up to 8 ranks), halving beyond, never below 16 KiB. Large rings
- * pay: a rendezvous message streams through its ring at memcpy speed, 2-3x what a single
- * process_vm_readv copy reaches here (docs/DESIGN.md). The rings also take at most half of
- * what /dev/shm has free: a container's 64 MB /dev/shm must not end in SIGBUS. */
-static uint32_t pick_ring_bytes(int n, uint64_t shm_free)
+ * the rings fit in 64 MiB (up to 8 ranks), halving beyond, never below 16 KiB (64 ranks).
+ * Large rings pay: a rendezvous message streams through its ring at memcpy speed, 2-3x what
+ * a single process_vm_readv copy reaches here (docs/DESIGN.md). Wider jobs get one inbox per
+ * receiver instead (n queues, not n^2): 1 MiB each while they fit in 128 MiB, halving beyond,
+ * never below 64 KiB (128 KiB at 1,024 ranks). Either way the queues take at most half of
+ * the memory available (`avail`: /dev/shm's free space, MemAvailable and the cgroup's limit),
+ * so that a container's 64 MB /dev/shm does not end in SIGBUS. FERRY_SHM_RING sets the size,
+ * FERRY_SHM_QUEUE=pair|inbox the kind. */
+enum { PAIR_MAX_RANKS = 64 };
+
+static int pick_inbox(int n)
+{
+    const char *q = getenv("FERRY_SHM_QUEUE");
+    if (q && strcmp(q, "inbox") == 0)
+        return 1;
+    if (q && strcmp(q, "pair") == 0)
+        return 0;
+    return n > PAIR_MAX_RANKS;
+}
+
+static uint32_t pick_ring_bytes(int n, int inbox, uint64_t avail)
 {
     long env = fy_env_size("FERRY_SHM_RING", 0);
     uint32_t r = 1024 * 1024;
@@ -39,10 +60,12 @@ static uint32_t pick_ring_bytes(int n, uint64_t shm_free)
             r <<= 1;
         return r;
     }
-    uint64_t budget = 64ull << 20;
-    if (shm_free / 2 < budget)
-        budget = shm_free / 2;
-    while (r > 16 * 1024 && (uint64_t)r * n * n > budget)
+    uint64_t queues = inbox ? (uint64_t)n : (uint64_t)n * (uint64_t)n;
+    uint64_t budget = inbox ? 128ull << 20 : 64ull << 20;
+    uint32_t floor = inbox ? 64 * 1024 : 16 * 1024;
+    while (r > floor && (uint64_t)r * queues > budget)
+        r >>= 1;
+    while (r > 16 * 1024 && (uint64_t)r * queues > avail / 2)
         r >>= 1;
     return r;
 }
@@ -53,6 +76,85 @@ static uint64_t shm_free_bytes(void)
     if (statvfs("/dev/shm", &v) != 0)
         return UINT64_MAX;
     return (uint64_t)v.f_bavail * v.f_frsize;
+}
+
+static uint64_t read_u64_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return UINT64_MAX;
+    char buf[64];
+    uint64_t v = UINT64_MAX;
+    if (fgets(buf, sizeof buf, f) && buf[0] >= '0' && buf[0] <= '9')
+        v = strtoull(buf, NULL, 10);
+    fclose(f);
+    return v;
+}
+
+/* What the machine can still give, which tmpfs pages come out of: MemAvailable, and the
+ * room left under our memory cgroup's limits (v2: every level up to the root; v1: the
+ * memory controller's limit). UINT64_MAX when nothing says. `why` names the tightest. */
+static uint64_t mem_available(const char **why)
+{
+    uint64_t best = UINT64_MAX;
+    *why = "";
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned long long kb;
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+            best = (uint64_t)kb << 10;
+            *why = "MemAvailable in /proc/meminfo";
+        }
+    }
+    if (f)
+        fclose(f);
+    f = fopen("/proc/self/cgroup", "r");
+    while (f && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char dir[512];
+        if (strncmp(line, "0::", 3) == 0) { /* v2 */
+            char path[300];
+            snprintf(path, sizeof path, "%s", line + 3);
+            for (;;) {
+                snprintf(dir, sizeof dir, "/sys/fs/cgroup%s", path);
+                char p[600];
+                snprintf(p, sizeof p, "%s/memory.max", dir);
+                uint64_t max = read_u64_file(p);
+                snprintf(p, sizeof p, "%s/memory.current", dir);
+                uint64_t cur = read_u64_file(p);
+                if (max != UINT64_MAX && cur != UINT64_MAX) {
+                    uint64_t room = max > cur ? max - cur : 0;
+                    if (room < best) {
+                        best = room;
+                        *why = "the memory cgroup's memory.max less memory.current";
+                    }
+                }
+                char *slash = strrchr(path, '/');
+                if (!slash || slash == path)
+                    break;
+                *slash = '\0';
+            }
+        } else if (strstr(line, ":memory:")) { /* v1 */
+            const char *cg = strstr(line, ":memory:") + 8;
+            char p[600];
+            snprintf(dir, sizeof dir, "/sys/fs/cgroup/memory%s", strcmp(cg, "/") ? cg : "");
+            snprintf(p, sizeof p, "%s/memory.limit_in_bytes", dir);
+            uint64_t max = read_u64_file(p);
+            snprintf(p, sizeof p, "%s/memory.usage_in_bytes", dir);
+            uint64_t cur = read_u64_file(p);
+            if (max != UINT64_MAX && cur != UINT64_MAX && max < (1ull << 60)) {
+                uint64_t room = max > cur ? max - cur : 0;
+                if (room < best) {
+                    best = room;
+                    *why = "the memory cgroup's limit less its usage";
+                }
+            }
+        }
+    }
+    if (f)
+        fclose(f);
+    return best;
 }
 
 /* The collective pool (layout in shm_seg.h): 16 slots, so that a program's usual handful of
@@ -80,15 +182,17 @@ static void pick_coll(fy_shm_t *s, uint64_t shm_free)
     s->coll_area = area;
 }
 
-/* Where everything lies for a ring size and a pool (the layout in shm_seg.h). */
-static void layout(fy_shm_t *s, uint32_t ring_bytes, size_t *bells_off, size_t *rings_off)
+/* Where everything lies for a queue kind and size and a pool (the layout in shm_seg.h). */
+static void layout(fy_shm_t *s, int inbox, uint32_t ring_bytes, size_t *bells_off,
+                   size_t *rings_off)
 {
+    s->inbox = inbox;
     s->ring_bytes = ring_bytes;
-    /* Page-aligned rings: each can be populated on its own (madvise wants page bounds). */
-    s->ring_stride = round_up(offsetof(fy_ring_t, data) + ring_bytes, 4096);
+    /* Page-aligned queues: each can be populated on its own (madvise wants page bounds). */
+    s->ring_stride = fy_shm_queue_stride(inbox, s->n, ring_bytes, &s->inbox_data);
     *bells_off = round_up(sizeof(fy_shm_hdr_t), FY_CACHELINE);
     *rings_off = round_up(*bells_off + sizeof(fy_bell_t) * (size_t)s->n, 4096);
-    s->bytes = *rings_off + s->ring_stride * (size_t)s->n * (size_t)s->n;
+    s->bytes = *rings_off + s->ring_stride * queue_count(s);
     s->coll_stride = fy_shm_coll_stride(s->n, s->coll_area);
     if (s->coll_slots)
         s->bytes += 4096 + s->coll_stride * s->coll_slots;
@@ -106,7 +210,7 @@ static int map(fy_shm_t *s, int fd, size_t bells_off, size_t rings_off)
     s->bell = (fy_bell_t *)((char *)s->base + bells_off);
     s->rings = (unsigned char *)s->base + rings_off;
     if (s->coll_slots) {
-        unsigned char *pool = s->rings + s->ring_stride * (size_t)s->n * (size_t)s->n;
+        unsigned char *pool = s->rings + s->ring_stride * queue_count(s);
         s->coll = (fy_shm_coll_t *)pool;
         s->coll_base = pool + 4096;
     }
@@ -119,9 +223,14 @@ static int map(fy_shm_t *s, int fd, size_t bells_off, size_t rings_off)
 
 /* Maps the pages of the rings this rank writes to or reads from now: otherwise the first lap
  * through each ring takes a page fault every 4 KiB, most of the time of the first thousand
- * small messages. Other ranks' rings are left alone. Best effort (Linux 5.14+). */
+ * small messages. Other ranks' rings are left alone; with inboxes, only our own. Best effort
+ * (Linux 5.14+). */
 static void populate_own_rings(fy_shm_t *s)
 {
+    if (s->inbox) {
+        madvise(fy_shm_inbox(s->rank), s->ring_stride, MADV_POPULATE_WRITE);
+        return;
+    }
     for (int peer = 0; peer < s->n; peer++) {
         madvise(fy_shm_ring(s->rank, peer), s->ring_stride, MADV_POPULATE_WRITE);
         if (peer != s->rank)
@@ -179,14 +288,26 @@ static int create_file(char *name, size_t len)
 static int create_segment(fy_shm_t *s, char *name, size_t name_len)
 {
     size_t bells_off, rings_off;
-    uint64_t avail = shm_free_bytes();
+    uint64_t shm_free = shm_free_bytes();
+    const char *mem_why;
+    uint64_t mem = mem_available(&mem_why);
+    uint64_t avail = shm_free < mem ? shm_free : mem;
+    int inbox = pick_inbox(s->n);
     pick_coll(s, avail);
-    layout(s, pick_ring_bytes(s->n, avail), &bells_off, &rings_off);
-    if (s->bytes > avail)
+    layout(s, inbox, pick_ring_bytes(s->n, inbox, avail), &bells_off, &rings_off);
+    if (s->bytes > shm_free)
         return fy_err_set(MPI_ERR_NO_MEM,
                           "MPI_Init: /dev/shm has %llu KiB free; %d ranks need %zu KiB of shared "
                           "memory (enlarge /dev/shm, or set FERRY_SHM_RING lower)",
-                          (unsigned long long)(avail >> 10), s->n, s->bytes >> 10);
+                          (unsigned long long)(shm_free >> 10), s->n, s->bytes >> 10);
+    /* The collective pool is touched only where used; the queues and bells are all used. */
+    size_t need = rings_off + s->ring_stride * queue_count(s);
+    if (need > mem)
+        return fy_err_set(MPI_ERR_NO_MEM,
+                          "MPI_Init: %d ranks need %zu MiB of shared memory for their queues, but "
+                          "only %llu MiB of memory is available (%s); set FERRY_SHM_RING lower or "
+                          "run fewer ranks",
+                          s->n, need >> 20, (unsigned long long)(mem >> 20), mem_why);
     int fd = create_file(name, name_len);
     if (fd < 0)
         return MPI_ERR_NO_MEM; /* create_file wrote the message */
@@ -205,6 +326,7 @@ static int create_segment(fy_shm_t *s, char *name, size_t name_len)
     s->hdr->ring_bytes = s->ring_bytes;
     s->hdr->coll_slots = s->coll_slots;
     s->hdr->coll_area = s->coll_area;
+    s->hdr->inbox = (uint32_t)s->inbox;
     s->hdr->magic = FY_SHM_MAGIC;
     return MPI_SUCCESS;
 }
@@ -225,7 +347,7 @@ static int open_segment(fy_shm_t *s, const char *name)
     size_t bells_off, rings_off;
     s->coll_slots = h.coll_slots;
     s->coll_area = h.coll_area;
-    layout(s, h.ring_bytes, &bells_off, &rings_off);
+    layout(s, (int)h.inbox, h.ring_bytes, &bells_off, &rings_off);
     int rc = map(s, fd, bells_off, rings_off);
     close(fd);
     return rc;
