@@ -58,6 +58,9 @@ int PMPI_Finalize(void)
     fy_wait_until(no_pending, NULL);
     /* Collectives whose requests were freed still run (MPI_Request_free): let them finish. */
     fy_sched_fini();
+    /* No user message leaves or enters this rank from here on: peers still sending to it, or
+     * waiting for a message from it, get an error instead of waiting forever. */
+    fy_p2p_leave();
     rc = fy_barrier(fy_comm_get(MPI_COMM_WORLD));
     fy_coll_fini();
     fy_finalize();

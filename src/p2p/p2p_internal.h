@@ -44,12 +44,22 @@ enum {
 
 typedef struct fy_peer {
     const fy_xport_ops_t *ops;
-    fy_queue_t pending; /* records that found the transport full, in order */
+    fy_queue_t pending;  /* records that found the transport full, in order */
+    fy_queue_t inflight; /* sends waiting for the receiver's answer (FIN, CTS or ACK) */
     size_t max_payload;
 } fy_peer_t;
 
 extern fy_peer_t *fy_peers;
 extern int fy_pending_total;
+extern int fy_inflight_total;
+extern int fy_posted_total; /* receives posted and not matched */
+
+/* Ends every request that waits for world rank `w`, which has left (p2p_gone.c). */
+void fy_p2p_send_fail_gone(int w, const char *why);
+/* Calls fn on each posted receive from a specific source on a point-to-point context. */
+void fy_p2p_posted_foreach(void (*fn)(fy_req_t *r));
+/* Removes a posted receive and completes it with error `code`. */
+void fy_p2p_recv_fail(fy_req_t *r, int code);
 
 /* Sends one control record to world rank dst, queueing it if the transport is full. */
 void fy_p2p_send_ctrl(int dst, const fy_hdr_t *h);

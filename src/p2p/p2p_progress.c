@@ -11,6 +11,7 @@
 #include "p2p_internal.h"
 
 void fy_p2p_recv_fini(void);
+void fy_p2p_gone_fini(void);
 
 static void deliver(const fy_hdr_t *h, const void *payload)
 {
@@ -39,6 +40,7 @@ static int online_cpus(void)
 int fy_p2p_init(void)
 {
     fy_xport_deliver = deliver;
+    fy_pending_total = fy_inflight_total = fy_posted_total = 0;
     fy_peers = calloc((size_t)fy_rt.size, sizeof *fy_peers);
     if (!fy_peers)
         return fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: out of memory");
@@ -87,6 +89,7 @@ int fy_p2p_init(void)
 void fy_p2p_fini(void)
 {
     fy_p2p_recv_fini();
+    fy_p2p_gone_fini();
     free(fy_peers);
     fy_peers = NULL;
     fy_req_wake_hook = NULL;
@@ -130,6 +133,9 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
             idle_since = 0;
             continue;
         }
+        /* FERRY_WAIT=spin never sleeps: look for peers that left now and then. */
+        if (fy_rt.wait_mode == FY_WAIT_SPIN && (++polls & 4095) == 0 && fy_p2p_check_gone())
+            continue;
         /* Read the clock only every 32 idle polls: it costs as much as a poll. */
         if (fy_rt.wait_mode == FY_WAIT_SPIN || (++polls & 31) != 0 || idle_since == 0 ||
             now_ns() - idle_since < spin_ns) {
@@ -144,6 +150,11 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
             } else {
                 cpu_relax();
             }
+            continue;
+        }
+        /* About to sleep: a peer we wait for may have left (MPI_Finalize) for good. */
+        if (fy_p2p_check_gone()) {
+            idle_since = 0;
             continue;
         }
         fy_shm_sleep_prepare();

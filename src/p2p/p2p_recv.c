@@ -122,12 +122,15 @@ void fy_p2p_on_data(const fy_hdr_t *h, const void *payload)
         recv_finish(r, r->hdr.len < r->bytes ? (size_t)r->hdr.len : r->bytes);
 }
 
+int fy_posted_total;
+
 void fy_p2p_on_message(const fy_hdr_t *h, const void *payload)
 {
     fy_queue_t *q = &posted[h->ctx];
     for (fy_req_t *r = q->head; r; r = r->next)
         if (matches(r, h->src, h->tag)) {
             fy_queue_remove(q, r);
+            fy_posted_total--;
             deliver_matched(r, h, payload);
             return;
         }
@@ -169,7 +172,31 @@ int fy_p2p_irecv(fy_req_t *r)
             return fy_p2p_mrecv(r, u);
         }
     fy_queue_push(&posted[r->ctx], r);
+    fy_posted_total++;
     return MPI_SUCCESS;
+}
+
+/* Contexts 2k are point-to-point (docs/DESIGN.md): collectives' receives are left alone. */
+void fy_p2p_posted_foreach(void (*fn)(fy_req_t *r))
+{
+    for (size_t c = 0; c < 2 * FY_MAX_COMMS && fy_posted_total > 0; c += 2) {
+        fy_req_t *r = posted[c].head;
+        while (r) {
+            fy_req_t *next = r->next;
+            if (r->peer >= 0)
+                fn(r);
+            r = next;
+        }
+    }
+}
+
+void fy_p2p_recv_fail(fy_req_t *r, int code)
+{
+    fy_queue_remove(&posted[r->ctx], r);
+    fy_posted_total--;
+    r->error = code;
+    fy_status_set(&r->status, r->peer, r->tag, 0, code);
+    fy_req_complete(r);
 }
 
 fy_req_t *fy_p2p_probe(uint32_t ctx, int src, int tag, bool take)
@@ -193,6 +220,7 @@ bool fy_p2p_cancel_recv(fy_req_t *r)
     for (fy_req_t *p = q->head; p; p = p->next)
         if (p == r) {
             fy_queue_remove(q, r);
+            fy_posted_total--;
             r->cancelled = true;
             fy_status_set(&r->status, r->peer, r->tag, 0, MPI_SUCCESS);
             fy_status_set_cancelled(&r->status, 1);
@@ -216,6 +244,7 @@ void fy_p2p_recv_fini(void)
         unexpected[c].head = unexpected[c].tail = NULL;
         posted[c].head = posted[c].tail = NULL;
     }
+    fy_posted_total = 0;
 }
 
 void fy_p2p_on_cancel(const fy_hdr_t *h)

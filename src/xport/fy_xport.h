@@ -85,5 +85,13 @@ void fy_shm_sleep(int timeout_ms);
 void fy_shm_sleep_done(void);
 /* Rings our own doorbell, for a thread that completed another thread's request. */
 void fy_shm_wake_self(void);
+/* Leaving: this rank has entered MPI_Finalize and will send (after what is already queued)
+ * and receive no more user messages. Published after its last records, so a peer that sees
+ * it and then drains its queues has everything this rank sent. */
+void fy_shm_leave(void);
+/* How many ranks have left so far (changes rarely: a cheap test before looking closer). */
+unsigned fy_shm_left_count(void);
+/* Whether world rank r has left (an acquire: drain the queues after it, then decide). */
+int fy_shm_peer_gone(int r);
 
 #endif

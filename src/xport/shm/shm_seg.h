@@ -69,6 +69,7 @@ typedef struct fy_bell {
     _Alignas(FY_CACHELINE) atomic_uint seq; /* futex word: bumped by a waking peer */
     atomic_uint sleepers;                   /* threads of this rank in or near futex_wait */
     int32_t pid;
+    atomic_uint gone; /* 1: this rank entered MPI_Finalize; it sends and receives no more */
 } fy_bell_t;
 
 typedef struct fy_ring {

@@ -103,3 +103,25 @@ void fy_shm_sleep_done(void)
 {
     atomic_fetch_sub(&my_bell()->sleepers, 1);
 }
+
+void fy_shm_leave(void)
+{
+    if (!fy_shm.base)
+        return;
+    atomic_store_explicit(&fy_shm.bell[fy_shm.rank].gone, 1, memory_order_release);
+    atomic_fetch_add(&fy_shm.hdr->finalizing, 1);
+    /* Peers asleep waiting for us look again now rather than at their timeout. */
+    for (int r = 0; r < fy_shm.n; r++)
+        if (r != fy_shm.rank)
+            ring(&fy_shm.bell[r]);
+}
+
+unsigned fy_shm_left_count(void)
+{
+    return fy_shm.base ? atomic_load_explicit(&fy_shm.hdr->finalizing, memory_order_relaxed) : 0;
+}
+
+int fy_shm_peer_gone(int r)
+{
+    return fy_shm.base && atomic_load_explicit(&fy_shm.bell[r].gone, memory_order_acquire);
+}
