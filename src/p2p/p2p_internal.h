@@ -58,6 +58,17 @@ extern int fy_posted_total; /* receives posted and not matched */
 void fy_p2p_send_fail_gone(int w, const char *why);
 /* Calls fn on each posted receive from a specific source on a point-to-point context. */
 void fy_p2p_posted_foreach(void (*fn)(fy_req_t *r));
+/* The same over every context (point-to-point and collective), any source included. */
+void fy_p2p_posted_foreach_all(void (*fn)(fy_req_t *r));
+/* One wait's part in the deadlock detector (p2p_deadlock.c). */
+typedef struct fy_p2p_stuck {
+    bool stuck;    /* counted among the stuck ranks */
+    int64_t since; /* when every rank was first seen stuck with `moved` unchanged; 0: not */
+    unsigned moved;
+} fy_p2p_stuck_t;
+/* After each pass of a wait: `progressed` when it did something, `sleeping` when it is about
+ * to sleep (or has just slept) without. Ends the job when the whole job is deadlocked. */
+void fy_p2p_deadlock_check(fy_p2p_stuck_t *st, bool progressed, bool sleeping);
 /* Removes a posted receive and completes it with error `code`. */
 void fy_p2p_recv_fail(fy_req_t *r, int code);
 

@@ -128,9 +128,12 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
 {
     int64_t idle_since = 0; /* 0: not idle yet */
     unsigned polls = 0;
+    fy_p2p_stuck_t st = {0};
     while (!done(arg)) {
         if (fy_progress()) {
             idle_since = 0;
+            if (st.stuck)
+                fy_p2p_deadlock_check(&st, true, false);
             continue;
         }
         /* FERRY_WAIT=spin never sleeps: look for peers that left now and then. */
@@ -155,14 +158,19 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
         /* About to sleep: a peer we wait for may have left (MPI_Finalize) for good. */
         if (fy_p2p_check_gone()) {
             idle_since = 0;
+            if (st.stuck)
+                fy_p2p_deadlock_check(&st, true, false);
             continue;
         }
         fy_shm_sleep_prepare();
         if (fy_progress() || done(arg)) {
             fy_shm_sleep_done();
             idle_since = 0;
+            if (st.stuck)
+                fy_p2p_deadlock_check(&st, true, false);
             continue;
         }
+        fy_p2p_deadlock_check(&st, false, true);
         fy_unlock();
         fy_shm_sleep(200);
         fy_lock();
@@ -173,6 +181,8 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
         /* Woken: what we wait for is probably here; poll a little before sleeping again. */
         idle_since = now_ns() - spin_ns / 2;
     }
+    if (st.stuck)
+        fy_p2p_deadlock_check(&st, false, false);
 }
 
 void fy_wait_until(bool (*done)(void *), void *arg)

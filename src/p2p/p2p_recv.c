@@ -190,6 +190,13 @@ void fy_p2p_posted_foreach(void (*fn)(fy_req_t *r))
     }
 }
 
+void fy_p2p_posted_foreach_all(void (*fn)(fy_req_t *r))
+{
+    for (size_t c = 0; c < 2 * FY_MAX_COMMS && fy_posted_total > 0; c++)
+        for (fy_req_t *r = posted[c].head; r; r = r->next)
+            fn(r);
+}
+
 void fy_p2p_recv_fail(fy_req_t *r, int code)
 {
     fy_queue_remove(&posted[r->ctx], r);

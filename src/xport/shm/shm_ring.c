@@ -21,7 +21,7 @@ typedef struct {
     uint64_t head;
 } cons_t;
 
-enum { MAX_LOCAL = 4096 };
+enum { MAX_LOCAL = FY_SHM_MAX_RANKS };
 static prod_t prod[MAX_LOCAL];
 static cons_t cons[MAX_LOCAL];
 

@@ -385,6 +385,9 @@ static void decode_value(char *s)
 int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
 {
     fy_shm_t *s = &fy_shm;
+    if (n > FY_SHM_MAX_RANKS)
+        return fy_err_set(MPI_ERR_OTHER, "MPI_Init: %d ranks on one machine; at most %d", n,
+                          FY_SHM_MAX_RANKS);
     char name[320] = "";
     s->rank = rank;
     s->n = n;
@@ -437,6 +440,9 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
 
 void fy_shm_fini(void)
 {
+    /* A rank past MPI_Finalize never moves again: for the deadlock detector it stays stuck. */
+    if (fy_shm.base)
+        atomic_fetch_add(&fy_shm.hdr->stuck, 1);
     if (fy_shm.base)
         munmap(fy_shm.base, fy_shm.bytes);
     memset(&fy_shm, 0, sizeof fy_shm);

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #define FY_CACHELINE 64
+#define FY_SHM_MAX_RANKS 4096 /* the ring code keeps private state per peer in static arrays */
 #define FY_SHM_MAGIC 0x46657272794d5031ull /* "FerryMP1" */
 #define FY_MSG_PAD 0
 #define FY_MSG_PAD_INBOX 0xff /* in an inbox, kind 0 means "not yet published" */
@@ -32,6 +33,9 @@ typedef struct fy_shm_hdr {
     uint32_t coll_area;  /* bytes of one rank's area in one half of a slot */
     uint32_t inbox;      /* 1: one inbox per receiver instead of a ring per pair */
     _Atomic uint32_t finalizing; /* ranks that entered MPI_Finalize (see fy_shm_peer_gone) */
+    _Alignas(FY_CACHELINE) _Atomic uint32_t stuck; /* ranks asleep in MPI, no progress since */
+    _Atomic uint32_t moved;    /* bumped whenever a rank stops being stuck */
+    _Atomic uint32_t reported; /* ranks that have printed what they wait for (deadlock) */
 } fy_shm_hdr_t;
 
 /* The head of the collective pool: which slots a communicator holds. The layout inside a

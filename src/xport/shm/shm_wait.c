@@ -125,3 +125,32 @@ int fy_shm_peer_gone(int r)
 {
     return fy_shm.base && atomic_load_explicit(&fy_shm.bell[r].gone, memory_order_acquire);
 }
+
+void fy_shm_stuck(int on)
+{
+    if (!fy_shm.base)
+        return;
+    if (on) {
+        atomic_fetch_add(&fy_shm.hdr->stuck, 1);
+    } else {
+        atomic_fetch_add(&fy_shm.hdr->moved, 1);
+        atomic_fetch_sub(&fy_shm.hdr->stuck, 1);
+    }
+}
+
+int fy_shm_all_stuck(unsigned *moved_p)
+{
+    if (!fy_shm.base)
+        return 0;
+    *moved_p = atomic_load(&fy_shm.hdr->moved);
+    return atomic_load(&fy_shm.hdr->stuck) == (uint32_t)fy_shm.n;
+}
+
+unsigned fy_shm_reported(int add)
+{
+    if (!fy_shm.base)
+        return 0;
+    if (add)
+        return atomic_fetch_add(&fy_shm.hdr->reported, 1) + 1;
+    return atomic_load(&fy_shm.hdr->reported);
+}
