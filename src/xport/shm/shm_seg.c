@@ -397,7 +397,7 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
     if (rank == 0) {
         /* The outcome goes into the KVS before the fence, so that every rank fails with rank
          * 0's reason: the launcher reports whichever rank aborts first. */
-        char outcome[320];
+        char outcome[340];
         rc = create_segment(s, name, sizeof name);
         if (rc != MPI_SUCCESS)
             encode_value(fy_err_last_message(), outcome, sizeof outcome);
@@ -412,7 +412,7 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
         rc = fy_err_set(MPI_ERR_OTHER, "MPI_Init: process manager barrier failed: %s",
                         fy_pmi_last_error());
     if (rc == MPI_SUCCESS && rank != 0) {
-        char outcome[320];
+        char outcome[340];
         if (fy_pmi_get(pmi, "fy-shm", outcome, sizeof outcome) != 0) {
             rc = fy_err_set(MPI_ERR_OTHER, "MPI_Init: process manager get failed: %s",
                             fy_pmi_last_error());
@@ -420,7 +420,7 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
             decode_value(outcome);
             rc = fy_err_set(MPI_ERR_NO_MEM, "%s", outcome);
         } else {
-            snprintf(name, sizeof name, "%s", outcome + 3);
+            snprintf(name, sizeof name, "%.300s", outcome + 3);
             rc = open_segment(s, name);
         }
     }
