@@ -109,11 +109,9 @@ void fy_shm_leave(void)
     if (!fy_shm.base)
         return;
     atomic_store_explicit(&fy_shm.bell[fy_shm.rank].gone, 1, memory_order_release);
+    /* No wake-ups: a peer waiting for us sees this at its next timed poll (200 ms), and
+     * waking every sleeper as each of 1,024 ranks finalizes would cost a million switches. */
     atomic_fetch_add(&fy_shm.hdr->finalizing, 1);
-    /* Peers asleep waiting for us look again now rather than at their timeout. */
-    for (int r = 0; r < fy_shm.n; r++)
-        if (r != fy_shm.rank)
-            ring(&fy_shm.bell[r]);
 }
 
 unsigned fy_shm_left_count(void)
