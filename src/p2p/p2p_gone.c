@@ -1,7 +1,8 @@
 /* Peers that left: a rank that entered MPI_Finalize receives nothing more, so a send that
- * waits for its answer (a rendezvous, a synchronous send) or sits in its full queue would wait
- * forever, and so would a receive that names it as the source. Such requests fail instead,
- * with a message naming the rank; under MPI_ERRORS_ARE_FATAL the job then ends with it.
+ * waits for its answer (a rendezvous, a synchronous send) would wait forever, and so would a
+ * receive that names it as the source (point-to-point contexts only: its final barrier still
+ * runs on the collective ones). Such requests fail instead, with a message naming the rank;
+ * under MPI_ERRORS_ARE_FATAL the job then ends with it.
  *
  * Cheap when nothing happens: the waiting loop calls fy_p2p_check_gone when idle; it compares
  * one shared counter (ranks that left) with the last value seen. When it changes and this
@@ -44,7 +45,7 @@ int fy_p2p_check_gone(void)
     unsigned left = fy_shm_left_count();
     if (left == seen_left)
         return 0;
-    if (fy_inflight_total == 0 && fy_pending_total == 0 && fy_posted_total == 0) {
+    if (fy_inflight_total == 0 && fy_posted_total == 0) {
         seen_left = left; /* nothing waits for anyone: nothing to fail */
         return 0;
     }
@@ -57,7 +58,7 @@ int fy_p2p_check_gone(void)
     marked = 0;
     for (int w = 0; w < fy_rt.size; w++)
         if (w != fy_rt.rank && !gone[w] &&
-            (fy_peers[w].inflight.head || fy_peers[w].pending.head) && fy_shm_peer_gone(w)) {
+            fy_peers[w].inflight.head && fy_shm_peer_gone(w)) {
             gone[w] = 1;
             marked++;
         }
@@ -68,12 +69,12 @@ int fy_p2p_check_gone(void)
     int n = 0;
     while (fy_shm_progress() > 0)
         n++;
-    int failed = fy_inflight_total + fy_pending_total + fy_posted_total;
+    int failed = fy_inflight_total + fy_posted_total;
     for (int w = 0; w < fy_rt.size; w++)
         if (gone[w])
             fy_p2p_send_fail_gone(w, "called MPI_Finalize before receiving it");
     fy_p2p_posted_foreach(fail_recv);
-    failed -= fy_inflight_total + fy_pending_total + fy_posted_total;
+    failed -= fy_inflight_total + fy_posted_total;
     return n + failed;
 }
 

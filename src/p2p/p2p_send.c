@@ -276,29 +276,26 @@ void fy_p2p_on_cancel_ack(const fy_hdr_t *h)
     }
 }
 
-/* World rank w has left: its queued records will never be read, and the answers our sends
- * wait for will never come. */
+/* World rank w has left: the answers our point-to-point sends wait for (FIN, CTS, ACK) will
+ * never come. Records still queued for it are left alone: it keeps draining its queue until
+ * the final barrier ends, and its barrier may be behind them. Collective contexts too: its
+ * final barrier's messages travel there. */
 void fy_p2p_send_fail_gone(int w, const char *why)
 {
     fy_peer_t *p = &fy_peers[w];
-    fy_req_t *r;
-    while ((r = p->inflight.head) != NULL || (r = p->pending.head) != NULL) {
-        if (r == p->inflight.head) {
+    fy_req_t *r = p->inflight.head;
+    while (r) {
+        fy_req_t *next = r->next;
+        if ((r->ctx & 1) == 0) {
             inflight_remove(r);
-        } else {
-            fy_queue_remove(&p->pending, r);
-            fy_pending_total--;
-            if (r->pstate == FY_PS_CTRL) {
-                fy_req_free(r);
-                continue;
-            }
+            fy_err_set(MPI_ERR_OTHER,
+                       "MPI_Send: rank %d (world rank %d) %s; a message of %zu bytes (tag %d) to "
+                       "it can never be delivered",
+                       r->peer, w, why, r->bytes, r->tag);
+            r->error = fy_err_code_for_message(MPI_ERR_OTHER);
+            r->status.MPI_ERROR = r->error;
+            fy_p2p_send_done(r);
         }
-        fy_err_set(MPI_ERR_OTHER,
-                   "MPI_Send: rank %d (world rank %d) %s; a message of %zu bytes (tag %d) to it "
-                   "can never be delivered",
-                   r->peer, w, why, r->bytes, r->tag);
-        r->error = fy_err_code_for_message(MPI_ERR_OTHER);
-        r->status.MPI_ERROR = r->error;
-        fy_p2p_send_done(r);
+        r = next;
     }
 }

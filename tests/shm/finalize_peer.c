@@ -2,7 +2,6 @@
  *   send:  rank 0 sends a large message (rendezvous) to rank 1, which finalizes without
  *          receiving it;
  *   ssend: the same with a small synchronous send;
- *   flood: rank 0 sends eager messages to rank 1 until its queue is full;
  *   recv:  rank 1 receives from rank 0, which finalizes without sending.
  * With "return" the waiting rank uses MPI_ERRORS_RETURN, must get an error (printed as
  * "error: ...") and then finalizes normally; without it the job must end with a message
@@ -42,9 +41,6 @@ int main(int argc, char **argv)
             rc = MPI_Send(buf, (int)n, MPI_CHAR, 1, 7, MPI_COMM_WORLD);
         } else if (strcmp(mode, "ssend") == 0) {
             rc = MPI_Ssend(buf, 8, MPI_CHAR, 1, 7, MPI_COMM_WORLD);
-        } else if (strcmp(mode, "flood") == 0) {
-            for (int i = 0; i < 100000 && rc == MPI_SUCCESS; i++)
-                rc = MPI_Send(buf, 1000, MPI_CHAR, 1, 7, MPI_COMM_WORLD);
         } else {
             rc = MPI_Recv(buf, 8, MPI_CHAR, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         }

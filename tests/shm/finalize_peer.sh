@@ -1,7 +1,7 @@
 #!/bin/bash
 # timeout: 300
 # A rank that calls MPI_Finalize while a peer still sends to it (a large message: rendezvous,
-# single copy or streamed; a synchronous send; eager messages filling its queue), or waits
+# single copy or streamed; a synchronous send), or waits
 # for a message from it: the peer used to hang forever. Now its call fails with a message
 # naming the rank that finalized; with MPI_ERRORS_RETURN the program goes on and ends
 # normally, with the default handler the job ends with that message. See finalize_peer.c.
@@ -32,7 +32,6 @@ run ok "send, single copy, errors return" FERRY_RNDV=cma $T send return
 run ok "send, streamed, errors return" FERRY_CMA=0 $T send return
 run ok "send, streamed, inboxes" FERRY_CMA=0 FERRY_SHM_QUEUE=inbox $T send return
 run ok "ssend, errors return" FERRY_WAIT=spin $T ssend return
-run ok "eager flood, errors return" FERRY_SHM_RING=4096 $T flood return
 run ok "recv, errors return" X=1 $T recv return
 run fatal "send, errors are fatal" X=1 $T send
 run fatal "recv, errors are fatal" X=1 $T recv
