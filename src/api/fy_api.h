@@ -24,6 +24,10 @@ int fy_api_check_world(const char *fn);
  * when the library has already shut down. leave: the last user stops every layer. */
 int fy_api_runtime_join(const char *fn, int required);
 void fy_api_runtime_leave(void);
+/* The world model's last words when no session keeps the library running (MPI_Finalize,
+ * before its barrier): queued records delivered, freed collectives finished, and this rank
+ * marked gone for its peers (p2p/fy_p2p.h: fy_p2p_leave). */
+void fy_api_runtime_quiesce(void);
 
 int fy_api_comm(const char *fn, MPI_Comm h, fy_comm_t **c_p);
 /* A valid datatype handle that may be used for communication (committed). */

@@ -48,6 +48,12 @@ int PMPI_Finalize(void)
     /* The standard's hook for libraries: attributes on MPI_COMM_SELF are deleted first,
      * newest first, while MPI is still fully usable. */
     fy_attr_delete_all_anyway(fy_comm_get(MPI_COMM_SELF));
+    /* When no session keeps the library running, no user message leaves or enters this rank
+     * from here on: peers still sending to it, or waiting for a message from it, get an error
+     * instead of waiting forever. (users is changed only with the lock held, by this thread
+     * or by a session call that would have to run beside MPI_Finalize.) */
+    if (fy_rt.users == 1)
+        fy_api_runtime_quiesce();
     rc = fy_barrier(fy_comm_get(MPI_COMM_WORLD));
     fy_rt.finalized = true;
     fy_unlock();

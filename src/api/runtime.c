@@ -58,6 +58,17 @@ static void layers_down(void)
     fy_core_pmi_fini();
 }
 
+void fy_api_runtime_quiesce(void)
+{
+    /* Queued control records (FIN, ACK) may be what a peer still waits for. */
+    fy_wait_until(no_pending, NULL);
+    /* Collectives whose requests were freed still run (MPI_Request_free): let them finish. */
+    fy_sched_fini();
+    /* From here no user message leaves or enters this rank: a peer still sending to it, or
+     * waiting for a message from it, gets an error instead of waiting forever. */
+    fy_p2p_leave();
+}
+
 /* Raising the thread level of a running library is safe only from MULTIPLE's point of view:
  * the caller is inside MPI alone (it could not be otherwise at a lower level), so turning the
  * lock on here cannot race with another thread inside MPI. It is never turned off. */

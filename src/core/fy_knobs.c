@@ -11,6 +11,7 @@
 
 static const char *const wait_words[] = {"auto", "spin", "block", NULL};
 static const char *const rndv_words[] = {"auto", "stream", "cma", NULL};
+static const char *const queue_words[] = {"auto", "pair", "inbox", NULL};
 
 #define TUNER MPI_T_VERBOSITY_TUNER_BASIC
 #define ALGO_KNOB(up, what)                                                                        \
@@ -61,6 +62,14 @@ const fy_knob_t fy_knobs[FY_KNOB_N] = {
                             "1: say on stderr which algorithm each kind of collective took the "
                             "first time; 2: on every call",
                             MPI_T_VERBOSITY_USER_DETAIL, MPI_T_SCOPE_LOCAL, FY_KGROUP_COLL},
+    [FY_KNOB_SHM_QUEUE] = {"FERRY_SHM_QUEUE", FY_KNOB_WORD, queue_words, 0,
+                           "shared-memory queues: pair (a ring per ordered pair of ranks), inbox "
+                           "(one multi-producer queue per receiver), auto (pair up to 64 ranks)",
+                           TUNER, MPI_T_SCOPE_ALL_EQ, FY_KGROUP_SHM},
+    [FY_KNOB_DEADLOCK_S] = {"FERRY_DEADLOCK_S", FY_KNOB_NUMBER, NULL, 60,
+                            "seconds every rank may sleep in MPI with nothing moving before the "
+                            "job is ended as deadlocked (0: never)",
+                            MPI_T_VERBOSITY_USER_BASIC, MPI_T_SCOPE_LOCAL, FY_KGROUP_WAIT},
     [FY_KNOB_COLL_BARRIER] = ALGO_KNOB("BARRIER", "MPI_Barrier"),
     [FY_KNOB_COLL_BCAST] = ALGO_KNOB("BCAST", "MPI_Bcast"),
     [FY_KNOB_COLL_REDUCE] = ALGO_KNOB("REDUCE", "MPI_Reduce"),

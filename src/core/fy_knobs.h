@@ -26,6 +26,8 @@ enum fy_knob_id {
     FY_KNOB_MEMBARRIER,
     FY_KNOB_SHM_COLL_SLOTS,
     FY_KNOB_COLL_TRACE,
+    FY_KNOB_SHM_QUEUE,
+    FY_KNOB_DEADLOCK_S,
     /* FERRY_COLL_<NAME>: one per selection table, in the order of FY_COLL_* (fy_select.h). */
     FY_KNOB_COLL_BARRIER,
     FY_KNOB_COLL_BCAST,

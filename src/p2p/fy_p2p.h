@@ -36,6 +36,13 @@ bool fy_p2p_cancel_recv(fy_req_t *r);
  * completes either way (cancelled, or normally once matched). */
 void fy_p2p_cancel_send(fy_req_t *r);
 
+/* Announces that this rank has entered MPI_Finalize: peers' sends and receives that wait for
+ * it fail from now on instead of hanging (p2p_gone.c). After the last user message. */
+void fy_p2p_leave(void);
+/* Fails what waits for peers that have left; returns how much changed. Cheap when nothing
+ * did: called by the waiting loop when idle. */
+int fy_p2p_check_gone(void);
+
 /* One pass over every transport and queued send; returns how much happened. */
 int fy_progress(void);
 /* Called by every fy_progress pass while set: the collective layer sets it while schedules are

@@ -44,12 +44,33 @@ enum {
 
 typedef struct fy_peer {
     const fy_xport_ops_t *ops;
-    fy_queue_t pending; /* records that found the transport full, in order */
+    fy_queue_t pending;  /* records that found the transport full, in order */
+    fy_queue_t inflight; /* sends waiting for the receiver's answer (FIN, CTS or ACK) */
     size_t max_payload;
 } fy_peer_t;
 
 extern fy_peer_t *fy_peers;
 extern int fy_pending_total;
+extern int fy_inflight_total;
+extern int fy_posted_total; /* receives posted and not matched */
+
+/* Ends every request that waits for world rank `w`, which has left (p2p_gone.c). */
+void fy_p2p_send_fail_gone(int w, const char *why);
+/* Calls fn on each posted receive from a specific source on a point-to-point context. */
+void fy_p2p_posted_foreach(void (*fn)(fy_req_t *r));
+/* The same over every context (point-to-point and collective), any source included. */
+void fy_p2p_posted_foreach_all(void (*fn)(fy_req_t *r));
+/* One wait's part in the deadlock detector (p2p_deadlock.c). */
+typedef struct fy_p2p_stuck {
+    bool stuck;    /* counted among the stuck ranks */
+    int64_t since; /* when every rank was first seen stuck with `moved` unchanged; 0: not */
+    unsigned moved;
+} fy_p2p_stuck_t;
+/* After each pass of a wait: `progressed` when it did something, `sleeping` when it is about
+ * to sleep (or has just slept) without. Ends the job when the whole job is deadlocked. */
+void fy_p2p_deadlock_check(fy_p2p_stuck_t *st, bool progressed, bool sleeping);
+/* Removes a posted receive and completes it with error `code`. */
+void fy_p2p_recv_fail(fy_req_t *r, int code);
 
 /* Sends one control record to world rank dst, queueing it if the transport is full. */
 void fy_p2p_send_ctrl(int dst, const fy_hdr_t *h);

@@ -15,6 +15,7 @@
 #include "p2p_internal.h"
 
 void fy_p2p_recv_fini(void);
+void fy_p2p_gone_fini(void);
 
 static void deliver(const fy_hdr_t *h, const void *payload)
 {
@@ -58,6 +59,7 @@ int fy_p2p_init(void)
 {
     fy_xport_deliver = deliver;
     fy_comm_bsend_free = fy_bsend_comm_freed;
+    fy_pending_total = fy_inflight_total = fy_posted_total = 0;
     fy_peers = calloc((size_t)fy_rt.size, sizeof *fy_peers);
     if (!fy_peers)
         return fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: out of memory");
@@ -103,6 +105,7 @@ void fy_p2p_fini(void)
 {
     fy_p2p_recv_fini();
     fy_bsend_fini();
+    fy_p2p_gone_fini();
     free(fy_peers);
     fy_peers = NULL;
     fy_req_wake_hook = NULL;
@@ -148,11 +151,17 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
     /* Wait time is measured only while an MPI_T handle asks for it: two clock reads per
      * wait would show in a ping-pong. */
     int64_t began = fy_p2p_stats.timing ? now_ns() : 0;
+    fy_p2p_stuck_t st = {0};
     while (!done(arg)) {
         if (fy_progress()) {
             idle_since = 0;
+            if (st.stuck)
+                fy_p2p_deadlock_check(&st, true, false);
             continue;
         }
+        /* FERRY_WAIT=spin never sleeps: look for peers that left now and then. */
+        if (fy_rt.wait_mode == FY_WAIT_SPIN && (++polls & 4095) == 0 && fy_p2p_check_gone())
+            continue;
         /* Read the clock only every 32 idle polls: it costs as much as a poll. */
         if (fy_rt.wait_mode == FY_WAIT_SPIN || (++polls & 31) != 0 || idle_since == 0 ||
             now_ns() - idle_since < spin_ns) {
@@ -169,12 +178,22 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
             }
             continue;
         }
+        /* About to sleep: a peer we wait for may have left (MPI_Finalize) for good. */
+        if (fy_p2p_check_gone()) {
+            idle_since = 0;
+            if (st.stuck)
+                fy_p2p_deadlock_check(&st, true, false);
+            continue;
+        }
         fy_shm_sleep_prepare();
         if (fy_progress() || done(arg)) {
             fy_shm_sleep_done();
             idle_since = 0;
+            if (st.stuck)
+                fy_p2p_deadlock_check(&st, true, false);
             continue;
         }
+        fy_p2p_deadlock_check(&st, false, true);
         fy_unlock();
         fy_shm_sleep(200);
         fy_lock();
@@ -187,6 +206,8 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
     }
     if (began)
         fy_p2p_stats.wait_ns += (uint64_t)(now_ns() - began);
+    if (st.stuck)
+        fy_p2p_deadlock_check(&st, false, false);
 }
 
 void fy_wait_until(bool (*done)(void *), void *arg)

@@ -126,12 +126,15 @@ void fy_p2p_on_data(const fy_hdr_t *h, const void *payload)
         recv_finish(r, r->hdr.len < r->bytes ? (size_t)r->hdr.len : r->bytes);
 }
 
+int fy_posted_total;
+
 void fy_p2p_on_message(const fy_hdr_t *h, const void *payload)
 {
     fy_queue_t *q = &posted[h->ctx];
     for (fy_req_t *r = q->head; r; r = r->next)
         if (matches(r, h->src, h->tag)) {
             fy_queue_remove(q, r);
+            fy_posted_total--;
             deliver_matched(r, h, payload);
             return;
         }
@@ -181,7 +184,38 @@ int fy_p2p_irecv(fy_req_t *r)
             return fy_p2p_mrecv(r, u);
         }
     fy_queue_push(&posted[r->ctx], r);
+    fy_posted_total++;
     return MPI_SUCCESS;
+}
+
+/* Contexts 2k are point-to-point (docs/DESIGN.md): collectives' receives are left alone. */
+void fy_p2p_posted_foreach(void (*fn)(fy_req_t *r))
+{
+    for (size_t c = 0; c < 2 * FY_MAX_COMMS && fy_posted_total > 0; c += 2) {
+        fy_req_t *r = posted[c].head;
+        while (r) {
+            fy_req_t *next = r->next;
+            if (r->peer >= 0)
+                fn(r);
+            r = next;
+        }
+    }
+}
+
+void fy_p2p_posted_foreach_all(void (*fn)(fy_req_t *r))
+{
+    for (size_t c = 0; c < 2 * FY_MAX_COMMS && fy_posted_total > 0; c++)
+        for (fy_req_t *r = posted[c].head; r; r = r->next)
+            fn(r);
+}
+
+void fy_p2p_recv_fail(fy_req_t *r, int code)
+{
+    fy_queue_remove(&posted[r->ctx], r);
+    fy_posted_total--;
+    r->error = code;
+    fy_status_set(&r->status, r->peer, r->tag, 0, code);
+    fy_req_complete(r);
 }
 
 fy_req_t *fy_p2p_probe(uint32_t ctx, int src, int tag, bool take)
@@ -205,6 +239,7 @@ bool fy_p2p_cancel_recv(fy_req_t *r)
     for (fy_req_t *p = q->head; p; p = p->next)
         if (p == r) {
             fy_queue_remove(q, r);
+            fy_posted_total--;
             r->cancelled = true;
             fy_status_set(&r->status, r->peer, r->tag, 0, MPI_SUCCESS);
             fy_status_set_cancelled(&r->status, 1);
@@ -229,6 +264,7 @@ void fy_p2p_recv_fini(void)
         fy_p2p_stats.unexp_len = 0;
         posted[c].head = posted[c].tail = NULL;
     }
+    fy_posted_total = 0;
 }
 
 void fy_p2p_on_cancel(const fy_hdr_t *h)

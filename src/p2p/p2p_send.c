@@ -11,6 +11,7 @@
 
 fy_peer_t *fy_peers;
 int fy_pending_total;
+int fy_inflight_total;
 size_t fy_eager_max;
 bool fy_rndv_stream;
 size_t fy_frag_max = 64 * 1024;
@@ -83,6 +84,20 @@ void fy_p2p_send_done(fy_req_t *r)
     fy_req_complete(r);
 }
 
+/* Sends that wait for an answer are listed per peer, so that a peer that leaves
+ * (MPI_Finalize) fails them instead of leaving them waiting forever (p2p_gone.c). */
+static void inflight_add(fy_req_t *r)
+{
+    fy_queue_push(&fy_peers[r->world_peer].inflight, r);
+    fy_inflight_total++;
+}
+
+static void inflight_remove(fy_req_t *r)
+{
+    fy_queue_remove(&fy_peers[r->world_peer].inflight, r);
+    fy_inflight_total--;
+}
+
 /* Tries to put r's first record on the wire. 0 when sent, FY_XPORT_AGAIN when full. */
 static int try_first_record(fy_req_t *r)
 {
@@ -91,8 +106,12 @@ static int try_first_record(fy_req_t *r)
     /* The state must be set before the send: the self transport delivers, and may answer,
      * inside the call. */
     r->pstate = h.kind == FY_MSG_RTS ? FY_PS_WAIT_FIN : (h.flags ? FY_PS_WAIT_ACK : 0);
+    if (r->pstate) /* before the send, for the same reason */
+        inflight_add(r);
     int rc = send_payload(r, &h, 0, h.kind == FY_MSG_EAGER ? r->bytes : 0);
     if (rc != 0) {
+        if (r->pstate)
+            inflight_remove(r);
         r->pstate = FY_PS_QUEUED;
         return rc;
     }
@@ -171,12 +190,14 @@ void fy_p2p_send_ctrl(int dst, const fy_hdr_t *h)
 void fy_p2p_on_ack_or_fin(const fy_hdr_t *h)
 {
     fy_req_t *r = (fy_req_t *)(uintptr_t)h->sreq;
+    inflight_remove(r);
     fy_p2p_send_done(r);
 }
 
 void fy_p2p_on_cts(const fy_hdr_t *h)
 {
     fy_req_t *r = (fy_req_t *)(uintptr_t)h->sreq;
+    inflight_remove(r);
     r->rreq = h->rreq;
     r->streamed = 0;
     r->pstate = FY_PS_STREAM;
@@ -254,6 +275,32 @@ void fy_p2p_on_cancel_ack(const fy_hdr_t *h)
 {
     fy_req_t *r = (fy_req_t *)(uintptr_t)h->sreq;
     /* Not withdrawn: the receiver matched it, and its ACK/FIN completes the request. */
-    if (h->flags & FY_MSGF_CANCELLED)
+    if (h->flags & FY_MSGF_CANCELLED) {
+        inflight_remove(r);
         complete_cancelled(r);
+    }
+}
+
+/* World rank w has left: the answers our point-to-point sends wait for (FIN, CTS, ACK) will
+ * never come. Records still queued for it are left alone: it keeps draining its queue until
+ * the final barrier ends, and its barrier may be behind them. Collective contexts too: its
+ * final barrier's messages travel there. */
+void fy_p2p_send_fail_gone(int w, const char *why)
+{
+    fy_peer_t *p = &fy_peers[w];
+    fy_req_t *r = p->inflight.head;
+    while (r) {
+        fy_req_t *next = r->next;
+        if ((r->ctx & 1) == 0) {
+            inflight_remove(r);
+            fy_err_set(MPI_ERR_OTHER,
+                       "MPI_Send: rank %d (world rank %d) %s; a message of %zu bytes (tag %d) to "
+                       "it can never be delivered",
+                       r->peer, w, why, r->bytes, r->tag);
+            r->error = fy_err_code_for_message(MPI_ERR_OTHER);
+            r->status.MPI_ERROR = r->error;
+            fy_p2p_send_done(r);
+        }
+        r = next;
+    }
 }

@@ -85,5 +85,20 @@ void fy_shm_sleep(int timeout_ms);
 void fy_shm_sleep_done(void);
 /* Rings our own doorbell, for a thread that completed another thread's request. */
 void fy_shm_wake_self(void);
+/* Leaving: this rank has entered MPI_Finalize and will send (after what is already queued)
+ * and receive no more user messages. Published after its last records, so a peer that sees
+ * it and then drains its queues has everything this rank sent. */
+void fy_shm_leave(void);
+/* How many ranks have left so far (changes rarely: a cheap test before looking closer). */
+unsigned fy_shm_left_count(void);
+/* Whether world rank r has left (an acquire: drain the queues after it, then decide). */
+int fy_shm_peer_gone(int r);
+/* The deadlock detector's shared state (src/p2p/p2p_deadlock.c): a rank is stuck from its
+ * first sleep in a wait until that wait makes progress or ends. */
+void fy_shm_stuck(int on);
+/* Whether every rank is stuck; *moved_p: how many times any rank stopped being stuck. */
+int fy_shm_all_stuck(unsigned *moved_p);
+/* Counts this rank among those that printed their report; returns how many have. */
+unsigned fy_shm_reported(int add);
 
 #endif

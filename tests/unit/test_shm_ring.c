@@ -391,8 +391,11 @@ static int test_full_and_again(void)
 }
 
 /* Producer and consumer in two processes on the same segment, sleeping on the doorbells when
- * idle or full. A lost wake-up shows as a sleep that runs into its 200 ms timeout. */
-enum { STRESS_N = 1000000, STRESS_RING = 65536 };
+ * idle or full. A lost wake-up shows as a sleep that runs into its 200 ms timeout. The work is
+ * bounded (a fixed number of messages, about 0.2 s on a quiet machine), never the time: a busy
+ * machine only makes it slower, and the runner's timeout (60 s, 120 s under ASan) stays a
+ * guard against a hang. */
+enum { STRESS_N = 200000, STRESS_RING = 65536 };
 
 static size_t stress_len(uint64_t seq, size_t max)
 {
@@ -431,7 +434,6 @@ static int stress_src = 2;
 static void stress_producer(void)
 {
     fy_shm.rank = stress_src;
-    alarm(35);
     const size_t max = fy_xport_shm.max_payload();
     static unsigned char buf[STRESS_RING];
     int timeouts = 0, sleeps = 0;
@@ -477,8 +479,8 @@ static int test_stress_two_processes(void)
     }
     fy_shm.rank = 0;
     int timeouts = 0, sleeps = 0;
-    double t0 = unit_now();
-    while (stress_next < STRESS_N && unit_now() - t0 < 30) {
+    int status = 0, exited = 0;
+    while (stress_next < STRESS_N) {
         int spins = 0;
         while (fy_shm_progress() == 0 && ++spins < 100)
             ;
@@ -490,11 +492,16 @@ static int test_stress_two_processes(void)
             sleeps++;
         }
         fy_shm_sleep_done();
+        /* A producer that died leaves nothing to wait for: stop instead of hanging. */
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+            exited = 1;
+            while (fy_shm_progress() > 0)
+                ;
+            break;
+        }
     }
-    int status = 0;
-    if (stress_next < STRESS_N)
-        kill(pid, SIGKILL);
-    CHECK_EQ(waitpid(pid, &status, 0), pid);
+    if (!exited)
+        CHECK_EQ(waitpid(pid, &status, 0), pid);
     CHECK_EQ(stress_next, STRESS_N);
     CHECK_EQ(stress_bad, 0);
     if (getenv("UNIT_VERBOSE"))

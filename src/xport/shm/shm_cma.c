@@ -15,10 +15,13 @@ static int cma_ok = 1;
 
 int fy_shm_cma_init(void)
 {
-    if (fy_knob_number(FY_KNOB_CMA, 1) == 0)
+    if (fy_knob_number(FY_KNOB_CMA, 1) == 0) {
         cma_ok = 0;
+        return cma_ok; /* no single copy: leave the ptrace protection as it was */
+    }
 #ifdef PR_SET_PTRACER
-    /* Under Yama scope 1 only ancestors may read us; our peers are siblings. */
+    /* Under Yama scope 1 only ancestors may read us; our peers are siblings. This lets any
+     * process of this user attach to us, the price of single copy (README, FERRY_CMA). */
     prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 #endif
     return cma_ok;

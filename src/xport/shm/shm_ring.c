@@ -4,6 +4,7 @@
  * the shared line only when it must (a producer when its cached view of the ring is full, a
  * consumer once per poll), so an idle ring costs one cache-line read per poll.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "fy_xport.h"
@@ -20,7 +21,7 @@ typedef struct {
     uint64_t head;
 } cons_t;
 
-enum { MAX_LOCAL = 4096 };
+enum { MAX_LOCAL = FY_SHM_MAX_RANKS };
 static prod_t prod[MAX_LOCAL];
 static cons_t cons[MAX_LOCAL];
 
@@ -70,6 +71,60 @@ static unsigned char *reserve(int dst, const fy_hdr_t *h, size_t len)
     return r->data + off + sizeof *h;
 }
 
+/* Inboxes (wide jobs, layout in shm_seg.h): reserves a record of `len` payload bytes in
+ * dst's inbox and writes its header with kind 0; inbox_publish() sets the kind. NULL when
+ * full: our bit in `waiting` asks the consumer to ring our bell once it has made room. */
+_Static_assert(offsetof(fy_hdr_t, kind) == 0, "a record is published by its first byte");
+static unsigned char *inbox_reserve(int dst, const fy_hdr_t *h, size_t len)
+{
+    fy_inbox_t *q = fy_shm_inbox(dst);
+    unsigned char *data = fy_shm_inbox_data(dst);
+    prod_t *p = &prod[dst];
+    const int64_t size = (int64_t)fy_shm.ring_bytes;
+    const uint64_t need = rec_bytes(len);
+    uint64_t t = atomic_load_explicit(&q->tail, memory_order_relaxed), off, pad;
+    int flagged = 0;
+    for (;;) {
+        off = t & (uint64_t)(size - 1);
+        pad = (off + need > (uint64_t)size) ? (uint64_t)size - off : 0;
+        /* Signed: a head read after t may be past a stale t; the CAS then fails and
+         * reloads it. */
+        if ((int64_t)(t + pad + need - p->head_cache) > size) {
+            p->head_cache = atomic_load_explicit(&q->head, memory_order_acquire);
+            if ((int64_t)(t + pad + need - p->head_cache) > size) {
+                if (flagged)
+                    return NULL;
+                const int me = fy_shm.rank;
+                atomic_fetch_or(&q->waiting[me / 64], 1ull << (me % 64));
+                atomic_store(&q->waiting_any, 1);
+                fy_shm_fence_slow(); /* the consumer may have drained before seeing the bit */
+                flagged = 1;
+                p->head_cache = atomic_load(&q->head);
+                t = atomic_load(&q->tail);
+                continue;
+            }
+        }
+        if (atomic_compare_exchange_weak_explicit(&q->tail, &t, t + pad + need,
+                                                  memory_order_relaxed, memory_order_relaxed))
+            break;
+    }
+    if (pad) {
+        fy_hdr_t *ph = (fy_hdr_t *)(data + off);
+        __atomic_store_n(&ph->kind, (uint8_t)FY_MSG_PAD_INBOX, __ATOMIC_RELEASE);
+        off = 0;
+    }
+    fy_hdr_t *rh = (fy_hdr_t *)(data + off);
+    memcpy((unsigned char *)rh + 1, (const unsigned char *)h + 1, sizeof *h - 1);
+    return (unsigned char *)rh + sizeof *h;
+}
+
+static void inbox_publish(int dst, const fy_hdr_t *h, unsigned char *payload)
+{
+    fy_hdr_t *rh = (fy_hdr_t *)(payload - sizeof *h);
+    __atomic_store_n(&rh->kind, h->kind, __ATOMIC_RELEASE);
+    fy_shm_ring_bell(dst);
+}
+
 static void publish(int dst, size_t len)
 {
     fy_ring_t *r = fy_shm_ring(dst, fy_shm.rank);
@@ -81,6 +136,15 @@ static void publish(int dst, size_t len)
 
 static int shm_send(int dst, const fy_hdr_t *h, const void *payload, size_t len)
 {
+    if (fy_shm.inbox) {
+        unsigned char *at = inbox_reserve(dst, h, len);
+        if (!at)
+            return FY_XPORT_AGAIN;
+        if (len)
+            memcpy(at, payload, len);
+        inbox_publish(dst, h, at);
+        return 0;
+    }
     unsigned char *at = reserve(dst, h, len);
     if (!at)
         return FY_XPORT_AGAIN;
@@ -92,6 +156,15 @@ static int shm_send(int dst, const fy_hdr_t *h, const void *payload, size_t len)
 
 static int shm_send_fill(int dst, const fy_hdr_t *h, size_t len, fy_xport_fill_fn fill, void *arg)
 {
+    if (fy_shm.inbox) {
+        unsigned char *at = inbox_reserve(dst, h, len);
+        if (!at)
+            return FY_XPORT_AGAIN;
+        if (len)
+            fill(arg, at, len);
+        inbox_publish(dst, h, at);
+        return 0;
+    }
     unsigned char *at = reserve(dst, h, len);
     if (!at)
         return FY_XPORT_AGAIN;
@@ -107,10 +180,67 @@ static size_t shm_max_payload(void)
     return fy_shm.ring_bytes / 2 - sizeof(fy_hdr_t);
 }
 
+/* Clears the first byte of every line of a consumed span (see fy_inbox_t). */
+static inline void clear_lines(unsigned char *at, uint64_t bytes)
+{
+    for (uint64_t o = 0; o < bytes; o += FY_CACHELINE)
+        at[o] = 0;
+}
+
+static uint64_t inbox_head;
+
+static int inbox_progress(void)
+{
+    const int me = fy_shm.rank;
+    fy_inbox_t *q = fy_shm_inbox(me);
+    unsigned char *data = fy_shm_inbox_data(me);
+    const uint64_t size = fy_shm.ring_bytes;
+    uint64_t head = inbox_head;
+    int handled = 0;
+    for (;;) {
+        uint64_t off = head & (size - 1);
+        fy_hdr_t *h = (fy_hdr_t *)(data + off);
+        uint8_t kind = __atomic_load_n(&h->kind, __ATOMIC_ACQUIRE);
+        if (kind == 0)
+            break;
+        uint64_t step;
+        if (kind == FY_MSG_PAD_INBOX) {
+            step = size - off;
+        } else {
+            step = rec_bytes(payload_len(h));
+            fy_xport_deliver(h, (const unsigned char *)h + sizeof *h);
+            handled++;
+        }
+        clear_lines(data + off, step);
+        head += step;
+    }
+    if (!handled && head == inbox_head)
+        return 0;
+    inbox_head = head;
+    atomic_store_explicit(&q->head, head, memory_order_release);
+    fy_shm_fence_fast();
+    if (atomic_load_explicit(&q->waiting_any, memory_order_relaxed) &&
+        atomic_exchange(&q->waiting_any, 0)) {
+        for (int w = 0; w < (fy_shm.n + 63) / 64; w++) {
+            uint64_t bits = atomic_load_explicit(&q->waiting[w], memory_order_relaxed);
+            if (bits)
+                bits = atomic_exchange(&q->waiting[w], 0);
+            while (bits) {
+                int b = __builtin_ctzll(bits);
+                bits &= bits - 1;
+                fy_shm_ring_bell(w * 64 + b);
+            }
+        }
+    }
+    return handled;
+}
+
 int fy_shm_progress(void)
 {
     if (!fy_shm.base)
         return 0;
+    if (fy_shm.inbox)
+        return inbox_progress();
     const int me = fy_shm.rank, n = fy_shm.n;
     const uint64_t size = fy_shm.ring_bytes;
     int handled = 0;

@@ -3,9 +3,12 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fy_err.h"
@@ -22,12 +25,32 @@ static size_t round_up(size_t v, size_t a)
     return (v + a - 1) / a * a;
 }
 
+static size_t queue_count(const fy_shm_t *s)
+{
+    return s->inbox ? (size_t)s->n : (size_t)s->n * (size_t)s->n;
+}
+
 /* A ring per ordered pair costs n^2 rings, so the ring shrinks as the job grows: 1 MiB while
- * the rings fit in 64 MiB (up to 8 ranks), halving beyond, never below 16 KiB. Large rings
- * pay: a rendezvous message streams through its ring at memcpy speed, 2-3x what a single
- * process_vm_readv copy reaches here (docs/DESIGN.md). The rings also take at most half of
- * what /dev/shm has free: a container's 64 MB /dev/shm must not end in SIGBUS. */
-static uint32_t pick_ring_bytes(int n, uint64_t shm_free)
+ * the rings fit in 64 MiB (up to 8 ranks), halving beyond, never below 16 KiB (64 ranks).
+ * Large rings pay: a rendezvous message streams through its ring at memcpy speed, 2-3x what
+ * a single process_vm_readv copy reaches here (docs/DESIGN.md). Wider jobs get one inbox per
+ * receiver instead (n queues, not n^2): 1 MiB each while they fit in 128 MiB, halving beyond,
+ * never below 64 KiB (128 KiB at 1,024 ranks). Either way the queues take at most half of
+ * the memory available (`avail`: /dev/shm's free space, MemAvailable and the cgroup's limit),
+ * so that a container's 64 MB /dev/shm does not end in SIGBUS. FERRY_SHM_RING sets the size,
+ * FERRY_SHM_QUEUE=pair|inbox the kind. */
+enum { PAIR_MAX_RANKS = 64 };
+
+static int pick_inbox(int n)
+{
+    switch (fy_knob_word(FY_KNOB_SHM_QUEUE, 0)) {
+    case 1: return 0; /* pair */
+    case 2: return 1; /* inbox */
+    default: return n > PAIR_MAX_RANKS;
+    }
+}
+
+static uint32_t pick_ring_bytes(int n, int inbox, uint64_t avail)
 {
     long env = fy_knob_number(FY_KNOB_SHM_RING, FY_KNOB_AUTO);
     uint32_t r = 1024 * 1024;
@@ -38,10 +61,12 @@ static uint32_t pick_ring_bytes(int n, uint64_t shm_free)
         fy_knob_settle(FY_KNOB_SHM_RING, r);
         return r;
     }
-    uint64_t budget = 64ull << 20;
-    if (shm_free / 2 < budget)
-        budget = shm_free / 2;
-    while (r > 16 * 1024 && (uint64_t)r * n * n > budget)
+    uint64_t queues = inbox ? (uint64_t)n : (uint64_t)n * (uint64_t)n;
+    uint64_t budget = inbox ? 128ull << 20 : 64ull << 20;
+    uint32_t floor = inbox ? 64 * 1024 : 16 * 1024;
+    while (r > floor && (uint64_t)r * queues > budget)
+        r >>= 1;
+    while (r > 16 * 1024 && (uint64_t)r * queues > avail / 2)
         r >>= 1;
     fy_knob_settle(FY_KNOB_SHM_RING, r);
     return r;
@@ -53,6 +78,85 @@ static uint64_t shm_free_bytes(void)
     if (statvfs("/dev/shm", &v) != 0)
         return UINT64_MAX;
     return (uint64_t)v.f_bavail * v.f_frsize;
+}
+
+static uint64_t read_u64_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return UINT64_MAX;
+    char buf[64];
+    uint64_t v = UINT64_MAX;
+    if (fgets(buf, sizeof buf, f) && buf[0] >= '0' && buf[0] <= '9')
+        v = strtoull(buf, NULL, 10);
+    fclose(f);
+    return v;
+}
+
+/* What the machine can still give, which tmpfs pages come out of: MemAvailable, and the
+ * room left under our memory cgroup's limits (v2: every level up to the root; v1: the
+ * memory controller's limit). UINT64_MAX when nothing says. `why` names the tightest. */
+static uint64_t mem_available(const char **why)
+{
+    uint64_t best = UINT64_MAX;
+    *why = "";
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned long long kb;
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+            best = (uint64_t)kb << 10;
+            *why = "MemAvailable in /proc/meminfo";
+        }
+    }
+    if (f)
+        fclose(f);
+    f = fopen("/proc/self/cgroup", "r");
+    while (f && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char dir[512];
+        if (strncmp(line, "0::", 3) == 0) { /* v2 */
+            char path[300];
+            snprintf(path, sizeof path, "%s", line + 3);
+            for (;;) {
+                snprintf(dir, sizeof dir, "/sys/fs/cgroup%s", path);
+                char p[600];
+                snprintf(p, sizeof p, "%s/memory.max", dir);
+                uint64_t max = read_u64_file(p);
+                snprintf(p, sizeof p, "%s/memory.current", dir);
+                uint64_t cur = read_u64_file(p);
+                if (max != UINT64_MAX && cur != UINT64_MAX) {
+                    uint64_t room = max > cur ? max - cur : 0;
+                    if (room < best) {
+                        best = room;
+                        *why = "the memory cgroup's memory.max less memory.current";
+                    }
+                }
+                char *slash = strrchr(path, '/');
+                if (!slash || slash == path)
+                    break;
+                *slash = '\0';
+            }
+        } else if (strstr(line, ":memory:")) { /* v1 */
+            const char *cg = strstr(line, ":memory:") + 8;
+            char p[600];
+            snprintf(dir, sizeof dir, "/sys/fs/cgroup/memory%s", strcmp(cg, "/") ? cg : "");
+            snprintf(p, sizeof p, "%s/memory.limit_in_bytes", dir);
+            uint64_t max = read_u64_file(p);
+            snprintf(p, sizeof p, "%s/memory.usage_in_bytes", dir);
+            uint64_t cur = read_u64_file(p);
+            if (max != UINT64_MAX && cur != UINT64_MAX && max < (1ull << 60)) {
+                uint64_t room = max > cur ? max - cur : 0;
+                if (room < best) {
+                    best = room;
+                    *why = "the memory cgroup's limit less its usage";
+                }
+            }
+        }
+    }
+    if (f)
+        fclose(f);
+    return best;
 }
 
 /* The collective pool (layout in shm_seg.h): 16 slots, so that a program's usual handful of
@@ -81,15 +185,17 @@ static void pick_coll(fy_shm_t *s, uint64_t shm_free)
     s->coll_area = area;
 }
 
-/* Where everything lies for a ring size and a pool (the layout in shm_seg.h). */
-static void layout(fy_shm_t *s, uint32_t ring_bytes, size_t *bells_off, size_t *rings_off)
+/* Where everything lies for a queue kind and size and a pool (the layout in shm_seg.h). */
+static void layout(fy_shm_t *s, int inbox, uint32_t ring_bytes, size_t *bells_off,
+                   size_t *rings_off)
 {
+    s->inbox = inbox;
     s->ring_bytes = ring_bytes;
-    /* Page-aligned rings: each can be populated on its own (madvise wants page bounds). */
-    s->ring_stride = round_up(offsetof(fy_ring_t, data) + ring_bytes, 4096);
+    /* Page-aligned queues: each can be populated on its own (madvise wants page bounds). */
+    s->ring_stride = fy_shm_queue_stride(inbox, s->n, ring_bytes, &s->inbox_data);
     *bells_off = round_up(sizeof(fy_shm_hdr_t), FY_CACHELINE);
     *rings_off = round_up(*bells_off + sizeof(fy_bell_t) * (size_t)s->n, 4096);
-    s->bytes = *rings_off + s->ring_stride * (size_t)s->n * (size_t)s->n;
+    s->bytes = *rings_off + s->ring_stride * queue_count(s);
     s->coll_stride = fy_shm_coll_stride(s->n, s->coll_area);
     if (s->coll_slots)
         s->bytes += 4096 + s->coll_stride * s->coll_slots;
@@ -107,7 +213,7 @@ static int map(fy_shm_t *s, int fd, size_t bells_off, size_t rings_off)
     s->bell = (fy_bell_t *)((char *)s->base + bells_off);
     s->rings = (unsigned char *)s->base + rings_off;
     if (s->coll_slots) {
-        unsigned char *pool = s->rings + s->ring_stride * (size_t)s->n * (size_t)s->n;
+        unsigned char *pool = s->rings + s->ring_stride * queue_count(s);
         s->coll = (fy_shm_coll_t *)pool;
         s->coll_base = pool + 4096;
     }
@@ -120,9 +226,14 @@ static int map(fy_shm_t *s, int fd, size_t bells_off, size_t rings_off)
 
 /* Maps the pages of the rings this rank writes to or reads from now: otherwise the first lap
  * through each ring takes a page fault every 4 KiB, most of the time of the first thousand
- * small messages. Other ranks' rings are left alone. Best effort (Linux 5.14+). */
+ * small messages. Other ranks' rings are left alone; with inboxes, only our own. Best effort
+ * (Linux 5.14+). */
 static void populate_own_rings(fy_shm_t *s)
 {
+    if (s->inbox) {
+        madvise(fy_shm_inbox(s->rank), s->ring_stride, MADV_POPULATE_WRITE);
+        return;
+    }
     for (int peer = 0; peer < s->n; peer++) {
         madvise(fy_shm_ring(s->rank, peer), s->ring_stride, MADV_POPULATE_WRITE);
         if (peer != s->rank)
@@ -130,33 +241,79 @@ static void populate_own_rings(fy_shm_t *s)
     }
 }
 
-static void seg_name(char *buf, size_t len)
+/* /fy-<kvsname>-<64 random bits>: the prefix lets mpiexec remove what a crashed job leaves
+ * (tools/mpiexec/job.c), the random part keeps another user from creating the name first
+ * and so making every job fail (the kvsname is the launcher's pid and start time). */
+static void seg_name(char *buf, size_t len, int attempt)
 {
-    snprintf(buf, len, "/fy-%s-shm", fy_rt.kvsname);
+    const char *first = getenv("FY_TEST_SHM_NAME_FIRST"); /* a test hook, not a knob */
+    if (attempt == 0 && first && first[0] == '/') { /* tests: a name known to be taken */
+        snprintf(buf, len, "%s", first);
+        return;
+    }
+    uint64_t r = 0;
+    if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) { /* no entropy source: mix clocks */
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        r = ((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^ (uint64_t)getpid() << 16 ^
+            (uint64_t)(uintptr_t)&ts;
+        r *= 0x9E3779B97F4A7C15ull;
+    }
+    snprintf(buf, len, "/fy-%s-%016llx", fy_rt.kvsname, (unsigned long long)r);
+}
+
+/* Creates a segment under a fresh name (O_EXCL: never one somebody else made), trying other
+ * names on a collision; its name goes to `name`. */
+static int create_file(char *name, size_t len)
+{
+    enum { ATTEMPTS = 16 };
+    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+        seg_name(name, len, attempt);
+        int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd >= 0)
+            return fd;
+        if (errno != EEXIST) {
+            fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: cannot create shared memory %s: %s", name,
+                       strerror(errno));
+            return -1;
+        }
+    }
+    fy_err_set(MPI_ERR_NO_MEM,
+               "MPI_Init: cannot create shared memory: %d random names under /dev/shm/fy-%s- "
+               "were all taken",
+               ATTEMPTS, fy_rt.kvsname);
+    return -1;
 }
 
 /* Rank 0 chooses the ring size, creates, sizes, maps and describes the segment before the
  * first fence; the others read the description from it after that fence, so every rank agrees
  * on the layout whatever it would have chosen itself. */
-static int create_segment(fy_shm_t *s, const char *name)
+static int create_segment(fy_shm_t *s, char *name, size_t name_len)
 {
     size_t bells_off, rings_off;
-    uint64_t avail = shm_free_bytes();
+    uint64_t shm_free = shm_free_bytes();
+    const char *mem_why;
+    uint64_t mem = mem_available(&mem_why);
+    uint64_t avail = shm_free < mem ? shm_free : mem;
+    int inbox = pick_inbox(s->n);
     pick_coll(s, avail);
-    layout(s, pick_ring_bytes(s->n, avail), &bells_off, &rings_off);
-    if (s->bytes > avail)
+    layout(s, inbox, pick_ring_bytes(s->n, inbox, avail), &bells_off, &rings_off);
+    if (s->bytes > shm_free)
         return fy_err_set(MPI_ERR_NO_MEM,
                           "MPI_Init: /dev/shm has %llu KiB free; %d ranks need %zu KiB of shared "
                           "memory (enlarge /dev/shm, or set FERRY_SHM_RING lower)",
-                          (unsigned long long)(avail >> 10), s->n, s->bytes >> 10);
-    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    if (fd < 0 && errno == EEXIST) { /* left by a crashed job of the same name */
-        shm_unlink(name);
-        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    }
+                          (unsigned long long)(shm_free >> 10), s->n, s->bytes >> 10);
+    /* The collective pool is touched only where used; the queues and bells are all used. */
+    size_t need = rings_off + s->ring_stride * queue_count(s);
+    if (need > mem)
+        return fy_err_set(MPI_ERR_NO_MEM,
+                          "MPI_Init: %d ranks need %zu MiB of shared memory for their queues, but "
+                          "only %llu MiB of memory is available (%s); set FERRY_SHM_RING lower or "
+                          "run fewer ranks",
+                          s->n, need >> 20, (unsigned long long)(mem >> 20), mem_why);
+    int fd = create_file(name, name_len);
     if (fd < 0)
-        return fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: cannot create shared memory %s: %s", name,
-                          strerror(errno));
+        return MPI_ERR_NO_MEM; /* create_file wrote the message */
     int rc = MPI_SUCCESS;
     if (ftruncate(fd, (off_t)s->bytes) != 0)
         rc = fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: cannot size shared memory %s to %zu bytes: %s",
@@ -172,6 +329,7 @@ static int create_segment(fy_shm_t *s, const char *name)
     s->hdr->ring_bytes = s->ring_bytes;
     s->hdr->coll_slots = s->coll_slots;
     s->hdr->coll_area = s->coll_area;
+    s->hdr->inbox = (uint32_t)s->inbox;
     s->hdr->magic = FY_SHM_MAGIC;
     return MPI_SUCCESS;
 }
@@ -192,7 +350,7 @@ static int open_segment(fy_shm_t *s, const char *name)
     size_t bells_off, rings_off;
     s->coll_slots = h.coll_slots;
     s->coll_area = h.coll_area;
-    layout(s, h.ring_bytes, &bells_off, &rings_off);
+    layout(s, (int)h.inbox, h.ring_bytes, &bells_off, &rings_off);
     int rc = map(s, fd, bells_off, rings_off);
     close(fd);
     return rc;
@@ -230,8 +388,10 @@ static void decode_value(char *s)
 int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
 {
     fy_shm_t *s = &fy_shm;
-    char name[300];
-    seg_name(name, sizeof name);
+    if (n > FY_SHM_MAX_RANKS)
+        return fy_err_set(MPI_ERR_OTHER, "MPI_Init: %d ranks on one machine; at most %d", n,
+                          FY_SHM_MAX_RANKS);
+    char name[320] = "";
     s->rank = rank;
     s->n = n;
     /* Before the first fence: every rank must be registered before any relies on it. */
@@ -240,10 +400,12 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
     if (rank == 0) {
         /* The outcome goes into the KVS before the fence, so that every rank fails with rank
          * 0's reason: the launcher reports whichever rank aborts first. */
-        char outcome[256] = "ok";
-        rc = create_segment(s, name);
+        char outcome[340];
+        rc = create_segment(s, name, sizeof name);
         if (rc != MPI_SUCCESS)
             encode_value(fy_err_last_message(), outcome, sizeof outcome);
+        else
+            snprintf(outcome, sizeof outcome, "ok:%s", name); /* a name of [-/0-9a-z] */
         if (fy_pmi_put(pmi, "fy-shm", outcome) != 0 && rc == MPI_SUCCESS)
             rc = fy_err_set(MPI_ERR_OTHER, "MPI_Init: process manager put failed: %s",
                             fy_pmi_last_error());
@@ -253,15 +415,17 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
         rc = fy_err_set(MPI_ERR_OTHER, "MPI_Init: process manager barrier failed: %s",
                         fy_pmi_last_error());
     if (rc == MPI_SUCCESS && rank != 0) {
-        char outcome[256];
+        char outcome[340];
         if (fy_pmi_get(pmi, "fy-shm", outcome, sizeof outcome) != 0) {
             rc = fy_err_set(MPI_ERR_OTHER, "MPI_Init: process manager get failed: %s",
                             fy_pmi_last_error());
-        } else if (strcmp(outcome, "ok") != 0) {
+        } else if (strncmp(outcome, "ok:", 3) != 0) {
             decode_value(outcome);
             rc = fy_err_set(MPI_ERR_NO_MEM, "%s", outcome);
-        } else
+        } else {
+            snprintf(name, sizeof name, "%.300s", outcome + 3);
             rc = open_segment(s, name);
+        }
     }
     if (rc != MPI_SUCCESS)
         return rc;
@@ -279,6 +443,9 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
 
 void fy_shm_fini(void)
 {
+    /* A rank past MPI_Finalize never moves again: for the deadlock detector it stays stuck. */
+    if (fy_shm.base)
+        atomic_fetch_add(&fy_shm.hdr->stuck, 1);
     if (fy_shm.base)
         munmap(fy_shm.base, fy_shm.bytes);
     memset(&fy_shm, 0, sizeof fy_shm);

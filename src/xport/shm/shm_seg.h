@@ -4,7 +4,8 @@
  * Layout (every part cache-line aligned):
  *   fy_shm_hdr_t                         magic, rank count, ring size
  *   fy_bell_t bell[n]                    one doorbell per rank (futex word, sleeper count, pid)
- *   ring[dst][src] for dst,src < n       a single-producer single-consumer byte ring per pair
+ *   ring[dst][src] for dst,src < n       a single-producer single-consumer byte ring per pair,
+ *   or inbox[dst] for dst < n            or (wide jobs) one multi-producer queue per receiver
  *   fy_shm_coll_t, then coll_slots slots  shared-memory collectives (src/coll/shm_*.c): a slot
  *                                        per communicator that uses them, page-aligned
  * A ring holds records: a fy_hdr_t then its payload, each record starting on a 64-byte
@@ -19,8 +20,10 @@
 #include <stdint.h>
 
 #define FY_CACHELINE 64
+#define FY_SHM_MAX_RANKS 4096 /* the ring code keeps private state per peer in static arrays */
 #define FY_SHM_MAGIC 0x46657272794d5031ull /* "FerryMP1" */
 #define FY_MSG_PAD 0
+#define FY_MSG_PAD_INBOX 0xff /* in an inbox, kind 0 means "not yet published" */
 
 typedef struct fy_shm_hdr {
     uint64_t magic;
@@ -28,6 +31,11 @@ typedef struct fy_shm_hdr {
     uint32_t ring_bytes;
     uint32_t coll_slots; /* slots of the collective pool (0: none, collectives use messages) */
     uint32_t coll_area;  /* bytes of one rank's area in one half of a slot */
+    uint32_t inbox;      /* 1: one inbox per receiver instead of a ring per pair */
+    _Atomic uint32_t finalizing; /* ranks that entered MPI_Finalize (see fy_shm_peer_gone) */
+    _Alignas(FY_CACHELINE) _Atomic uint32_t stuck; /* ranks asleep in MPI, no progress since */
+    _Atomic uint32_t moved;    /* bumped whenever a rank stops being stuck */
+    _Atomic uint32_t reported; /* ranks that have printed what they wait for (deadlock) */
 } fy_shm_hdr_t;
 
 /* The head of the collective pool: which slots a communicator holds. The layout inside a
@@ -65,6 +73,7 @@ typedef struct fy_bell {
     _Alignas(FY_CACHELINE) atomic_uint seq; /* futex word: bumped by a waking peer */
     atomic_uint sleepers;                   /* threads of this rank in or near futex_wait */
     int32_t pid;
+    atomic_uint gone; /* 1: this rank entered MPI_Finalize; it sends and receives no more */
 } fy_bell_t;
 
 typedef struct fy_ring {
@@ -74,12 +83,27 @@ typedef struct fy_ring {
     _Alignas(FY_CACHELINE) unsigned char data[];
 } fy_ring_t;
 
+/* A receiver's inbox (wide jobs): producers reserve space by compare-and-swap on `tail`,
+ * write their record with kind 0, then publish it by storing its kind (release); the consumer
+ * takes records in position order while the kind at its head is set, and clears the first
+ * byte of every 64-byte line it consumed before moving head on, so that a stale byte of an
+ * older lap never looks like a published record. A producer that finds the inbox full sets
+ * its bit in `waiting` (and `waiting_any`); the consumer rings those producers' bells. */
+typedef struct fy_inbox {
+    _Alignas(FY_CACHELINE) _Atomic uint64_t head; /* written by the consumer */
+    _Alignas(FY_CACHELINE) _Atomic uint64_t tail; /* reserved by producers */
+    _Alignas(FY_CACHELINE) _Atomic uint64_t waiting_any;
+    _Atomic uint64_t waiting[]; /* bit src of word src / 64 */
+} fy_inbox_t;
+
 typedef struct fy_shm {
     void *base;
     size_t bytes;
     int rank, n;
-    uint32_t ring_bytes;
-    size_t ring_stride;
+    uint32_t ring_bytes; /* data bytes of a ring or an inbox */
+    size_t ring_stride;  /* from one ring (or inbox) to the next */
+    int inbox;           /* the layout has inboxes, not rings */
+    size_t inbox_data;   /* offset of an inbox's data from its start */
     fy_shm_hdr_t *hdr;
     fy_bell_t *bell;
     unsigned char *rings;
@@ -94,6 +118,26 @@ extern fy_shm_t fy_shm;
 static inline fy_ring_t *fy_shm_ring(int dst, int src)
 {
     return (fy_ring_t *)(fy_shm.rings + ((size_t)dst * fy_shm.n + src) * fy_shm.ring_stride);
+}
+
+static inline fy_inbox_t *fy_shm_inbox(int dst)
+{
+    return (fy_inbox_t *)(fy_shm.rings + (size_t)dst * fy_shm.ring_stride);
+}
+static inline unsigned char *fy_shm_inbox_data(int dst)
+{
+    return fy_shm.rings + (size_t)dst * fy_shm.ring_stride + fy_shm.inbox_data;
+}
+/* Where queues (rings or inboxes) lie for n ranks: stride and data offset. */
+static inline size_t fy_shm_queue_stride(int inbox, int n, uint32_t bytes, size_t *data_off)
+{
+    size_t off;
+    if (inbox)
+        off = (sizeof(fy_inbox_t) + 8 * (((size_t)n + 63) / 64) + 4095) / 4096 * 4096;
+    else
+        off = offsetof(fy_ring_t, data);
+    *data_off = off;
+    return (off + bytes + 4095) / 4096 * 4096;
 }
 
 void fy_shm_ring_bell(int dst);

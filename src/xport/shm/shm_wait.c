@@ -103,3 +103,52 @@ void fy_shm_sleep_done(void)
 {
     atomic_fetch_sub(&my_bell()->sleepers, 1);
 }
+
+void fy_shm_leave(void)
+{
+    if (!fy_shm.base)
+        return;
+    atomic_store_explicit(&fy_shm.bell[fy_shm.rank].gone, 1, memory_order_release);
+    /* No wake-ups: a peer waiting for us sees this at its next timed poll (200 ms), and
+     * waking every sleeper as each of 1,024 ranks finalizes would cost a million switches. */
+    atomic_fetch_add(&fy_shm.hdr->finalizing, 1);
+}
+
+unsigned fy_shm_left_count(void)
+{
+    return fy_shm.base ? atomic_load_explicit(&fy_shm.hdr->finalizing, memory_order_relaxed) : 0;
+}
+
+int fy_shm_peer_gone(int r)
+{
+    return fy_shm.base && atomic_load_explicit(&fy_shm.bell[r].gone, memory_order_acquire);
+}
+
+void fy_shm_stuck(int on)
+{
+    if (!fy_shm.base)
+        return;
+    if (on) {
+        atomic_fetch_add(&fy_shm.hdr->stuck, 1);
+    } else {
+        atomic_fetch_add(&fy_shm.hdr->moved, 1);
+        atomic_fetch_sub(&fy_shm.hdr->stuck, 1);
+    }
+}
+
+int fy_shm_all_stuck(unsigned *moved_p)
+{
+    if (!fy_shm.base)
+        return 0;
+    *moved_p = atomic_load(&fy_shm.hdr->moved);
+    return atomic_load(&fy_shm.hdr->stuck) == (uint32_t)fy_shm.n;
+}
+
+unsigned fy_shm_reported(int add)
+{
+    if (!fy_shm.base)
+        return 0;
+    if (add)
+        return atomic_fetch_add(&fy_shm.hdr->reported, 1) + 1;
+    return atomic_load(&fy_shm.hdr->reported);
+}
