@@ -9,31 +9,18 @@
 # MPI.Get_library_version() is Ferry's.
 #
 # The venv lives in ${XDG_CACHE_HOME:-$HOME/.cache}/ferry-mpi4py-venv and is reused; the
-# first run installs mpi4py from PyPI (binary wheels only).
+# first run installs mpi4py from PyPI (binary wheels only): see mpi4py/env.bash.
 . "$(dirname "${BASH_SOURCE[0]}")/common.bash"
+. "$(dirname "${BASH_SOURCE[0]}")/mpi4py/env.bash"
 fy_setup
 fy_need_ferry
 fy_need python3
 
-venv=${FY_MPI4PY_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/ferry-mpi4py-venv}
-py=$venv/bin/python
-if ! "$py" -c 'import mpi4py, mpi4py._mpiabi' >/dev/null 2>&1; then
-    mkdir -p "$(dirname "$venv")"
-    [ -x "$py" ] || fy_run_ok venv 120 python3 -m venv "$venv"
-    fy_run pip 150 "$py" -m pip install --disable-pip-version-check --only-binary=:all: 'mpi4py>=4.1'
-    if [ "$FY_RC" -ne 0 ]; then
-        fy_show pip
-        fy_fail "pip could not install mpi4py (a binary wheel from PyPI) into $venv: is the package index reachable?"
-    fi
-fi
-fy_run_ok version 30 "$py" -c 'import mpi4py; print(mpi4py.__version__)'
-fy_note "mpi4py $(cat version.out) from $venv"
+fy_mpi4py_venv
+fy_mpi4py_env
+fy_note "mpi4py $FY_MPI4PY_VERSION from $(dirname "$(dirname "$FY_PY")")"
 
-fy_run_ok mpi4py-np2 90 env \
-    MPI4PY_MPIABI=mpich \
-    MPI4PY_LIBMPI="$FY_LIB/libmpi.so.12" \
-    LD_LIBRARY_PATH="$FY_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-    "$FY_MPIEXEC" -n 2 "$py" "$FY_SRC/tests/interop/src/mpi4py_exchange.py"
+fy_run_ok mpi4py-np2 90 "${FY_ENV_MPI4PY[@]}" "$FY_MPIEXEC" -n 2 "$FY_PY" "$FY_SRC/tests/interop/src/mpi4py_exchange.py"
 fy_expect_in mpi4py-np2 out "^library: .*$FY_LIB_SIGNATURE" "mpi4py did not load Ferry's library"
 fy_expect_in mpi4py-np2 out '^No Errors$' "checks failed"
 echo "PASS"
