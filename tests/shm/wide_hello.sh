@@ -20,7 +20,7 @@ fi
 start=$(date +%s.%N)
 out=$(timeout 360 "$B/bin/mpiexec" -n $n ./wide_hello 2>&1)
 rc=$?
-secs=$(echo "$(date +%s.%N) - $start" | bc)
+secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 line=$(echo "$out" | grep '^ranks ')
 echo "$line (${secs} s)"
 if [ $rc -ne 0 ] || ! echo "$out" | grep -q '^No Errors$'; then
