@@ -53,13 +53,6 @@ static void seg_close(void)
     memset(&fy_shm, 0, sizeof fy_shm);
 }
 
-static inline uint8_t pat(uint64_t seed, size_t i)
-{
-    uint64_t w = (seed + 1) * 0x9E3779B97F4A7C15ull + (uint64_t)(i / 8) * 0xD1B54A32D192ED03ull;
-    w ^= w >> 29;
-    return (uint8_t)(w >> ((i % 8) * 8));
-}
-
 /* Per source: the next sequence number expected, and records that were wrong. */
 static uint64_t next_seq[NR];
 static long bad;
@@ -84,7 +77,7 @@ static void on_record(const fy_hdr_t *h, const void *payload)
     int ok = src > 0 && src < NR && h->kind == FY_MSG_EAGER && h->sreq == next_seq[src] &&
              h->len == len_of(src, h->sreq, max);
     for (size_t i = 0; ok && i < h->len; i++)
-        ok = p[i] == pat(h->sreq * 4 + (uint64_t)src, i);
+        ok = p[i] == unit_pat(h->sreq * 4 + (uint64_t)src, i);
     if (!ok)
         bad++;
     if (src > 0 && src < NR)
@@ -97,7 +90,7 @@ static int put(int src, uint64_t seq)
 {
     size_t len = len_of(src, seq, fy_xport_shm.max_payload());
     for (size_t i = 0; i < len; i++)
-        buf[i] = pat(seq * 4 + (uint64_t)src, i);
+        buf[i] = unit_pat(seq * 4 + (uint64_t)src, i);
     fy_hdr_t h = {.kind = FY_MSG_EAGER, .tag = 1, .len = len, .sreq = seq, .world_src = src};
     fy_shm.rank = src;
     int rc = fy_xport_shm.send(0, &h, buf, len);

@@ -83,23 +83,15 @@ static void seg_close(void)
     memset(&fy_shm, 0, sizeof fy_shm);
 }
 
-/* Payload bytes derived from a seed and the position, so that a record shifted, truncated or
- * swapped with another is caught. */
-static inline uint8_t pat(uint64_t seed, size_t i)
-{
-    uint64_t w = (seed + 1) * 0x9E3779B97F4A7C15ull + (uint64_t)(i / 8) * 0xD1B54A32D192ED03ull;
-    w ^= w >> 29;
-    return (uint8_t)(w >> ((i % 8) * 8));
-}
 static void fill(uint64_t seed, unsigned char *p, size_t len)
 {
     for (size_t i = 0; i < len; i++)
-        p[i] = pat(seed, i);
+        p[i] = unit_pat(seed, i);
 }
 static int intact(uint64_t seed, const unsigned char *p, size_t len)
 {
     for (size_t i = 0; i < len; i++)
-        if (p[i] != pat(seed, i))
+        if (p[i] != unit_pat(seed, i))
             return 0;
     return 1;
 }

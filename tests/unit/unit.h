@@ -10,6 +10,8 @@
 #ifndef FY_UNIT_H
 #define FY_UNIT_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -18,6 +20,15 @@ typedef struct unit_case {
     const char *name;
     int (*fn)(void);
 } unit_case_t;
+
+/* Payload bytes derived from a seed and the position, so that a record shifted, truncated or
+ * swapped with another is caught (the shared-memory queue tests). */
+static inline uint8_t unit_pat(uint64_t seed, size_t i)
+{
+    uint64_t w = (seed + 1) * 0x9E3779B97F4A7C15ull + (uint64_t)(i / 8) * 0xD1B54A32D192ED03ull;
+    w ^= w >> 29;
+    return (uint8_t)(w >> ((i % 8) * 8));
+}
 
 #define UNIT_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
