@@ -1,0 +1,140 @@
+/* Machine facts from sysfs and /proc (see fy_machine.h). */
+#include "fy_machine.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static fy_machine_t facts;
+static int facts_read;
+
+static void read_model(char *out, size_t len)
+{
+    snprintf(out, len, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) != 0)
+            continue;
+        char *v = strchr(line, ':');
+        if (!v)
+            break;
+        v++;
+        v += strspn(v, " \t");
+        v[strcspn(v, "\n")] = '\0';
+        snprintf(out, len, "%s", v);
+        break;
+    }
+    fclose(f);
+}
+
+static long read_long(const char *path, int *ok)
+{
+    FILE *f = fopen(path, "r");
+    *ok = 0;
+    if (!f)
+        return 0;
+    char buf[64] = {0};
+    if (fgets(buf, sizeof buf, f)) {
+        char *end;
+        long v = strtol(buf, &end, 10);
+        if (end != buf) {
+            *ok = 1;
+            if (*end == 'K')
+                v *= 1024;
+            else if (*end == 'M')
+                v *= 1024 * 1024;
+            fclose(f);
+            return v;
+        }
+    }
+    fclose(f);
+    return 0;
+}
+
+/* Counts the CPUs of a list such as "0-3,8,10-11". */
+static int count_cpu_list(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char buf[512] = {0};
+    int n = 0;
+    if (fgets(buf, sizeof buf, f)) {
+        char *p = buf;
+        while (*p && *p != '\n') {
+            char *end;
+            long a = strtol(p, &end, 10);
+            if (end == p)
+                break;
+            long b = a;
+            if (*end == '-')
+                b = strtol(end + 1, &end, 10);
+            n += (int)(b - a + 1);
+            p = *end == ',' ? end + 1 : end;
+        }
+    }
+    fclose(f);
+    return n;
+}
+
+static void read_caches(fy_machine_t *m)
+{
+    for (int i = 0; i < 8; i++) {
+        char base[96], path[128], type[32] = {0};
+        snprintf(base, sizeof base, "/sys/devices/system/cpu/cpu0/cache/index%d", i);
+        int ok;
+        snprintf(path, sizeof path, "%s/level", base);
+        long level = read_long(path, &ok);
+        if (!ok)
+            break;
+        snprintf(path, sizeof path, "%s/type", base);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (!fgets(type, sizeof type, f))
+                type[0] = '\0';
+            fclose(f);
+        }
+        if (strncmp(type, "Instruction", 11) == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/size", base);
+        long size = read_long(path, &ok);
+        snprintf(path, sizeof path, "%s/shared_cpu_list", base);
+        int shared = count_cpu_list(path);
+        if (level == 1) {
+            m->l1d = (size_t)size;
+        } else if (level == 2) {
+            m->l2 = (size_t)size;
+            m->l2_cpus = shared;
+        } else if (level == 3) {
+            m->l3 = (size_t)size;
+            m->l3_cpus = shared;
+        }
+    }
+}
+
+const fy_machine_t *fy_machine(void)
+{
+    if (facts_read)
+        return &facts;
+    read_model(facts.cpu_model, sizeof facts.cpu_model);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    facts.cpus_online = n > 0 ? (int)n : 1;
+    cpu_set_t set;
+    facts.cpus_allowed = facts.cpus_online;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0 &&
+        CPU_COUNT(&set) < facts.cpus_online)
+        facts.cpus_allowed = CPU_COUNT(&set);
+    read_caches(&facts);
+    facts_read = 1;
+    return &facts;
+}
+
+int fy_machine_calibrated(void)
+{
+    return fy_machine()->memcpy_cache_gbps > 0;
+}
