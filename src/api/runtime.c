@@ -13,6 +13,7 @@
 #include "fy_coll.h"
 #include "fy_dtype.h"
 #include "fy_init.h"
+#include "fy_machine.h"
 #include "fy_op.h"
 #include "fy_p2p.h"
 #include "fy_sched.h"
@@ -27,10 +28,14 @@ static int layers_up(int required)
     int rc = fy_core_init(required);
     if (rc == MPI_SUCCESS)
         rc = fy_select_init(); /* FERRY_COLL_<NAME>: a wrong name stops here, before any work */
-    if (rc == MPI_SUCCESS && fy_rt.size > 1)
+    if (rc == MPI_SUCCESS) /* rank 0 reads the machine's calibration or measures it */
+        rc = fy_machine_share(fy_rt.pmi, fy_rt.rank, fy_rt.size);
+    if (rc == MPI_SUCCESS && fy_rt.size > 1) /* its first fence carries rank 0's calibration */
         rc = fy_shm_init(fy_rt.pmi, fy_rt.rank, fy_rt.size);
     if (rc == MPI_SUCCESS)
-        rc = fy_p2p_init();
+        rc = fy_machine_receive(fy_rt.pmi, fy_rt.rank, fy_rt.size);
+    if (rc == MPI_SUCCESS)
+        rc = fy_p2p_init(); /* thresholds from fy_machine() */
     if (rc == MPI_SUCCESS)
         rc = fy_comm_init();
     return rc;

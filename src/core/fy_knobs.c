@@ -12,6 +12,7 @@
 static const char *const wait_words[] = {"auto", "spin", "block", NULL};
 static const char *const rndv_words[] = {"auto", "stream", "cma", NULL};
 static const char *const queue_words[] = {"auto", "pair", "inbox", NULL};
+static const char *const calibrate_words[] = {"cache", "recalibrate", "skip", NULL};
 
 #define TUNER MPI_T_VERBOSITY_TUNER_BASIC
 #define ALGO_KNOB(up, what)                                                                        \
@@ -70,6 +71,13 @@ const fy_knob_t fy_knobs[FY_KNOB_N] = {
                             "seconds every rank may sleep in MPI with nothing moving before the "
                             "job is ended as deadlocked (0: never)",
                             MPI_T_VERBOSITY_USER_BASIC, MPI_T_SCOPE_LOCAL, FY_KGROUP_WAIT},
+    [FY_KNOB_CALIBRATE] = {"FERRY_CALIBRATE", FY_KNOB_WORD, calibrate_words, 0,
+                           "the machine's measured costs the thresholds are derived from: cache "
+                           "(read the per-machine cache file, measuring once when it is missing), "
+                           "recalibrate (measure now and rewrite the file), skip (no measurement: "
+                           "thresholds from cache sizes and core count only). Rank 0 decides for "
+                           "the job",
+                           TUNER, MPI_T_SCOPE_ALL_EQ, FY_KGROUP_P2P},
     [FY_KNOB_COLL_BARRIER] = ALGO_KNOB("BARRIER", "MPI_Barrier"),
     [FY_KNOB_COLL_BCAST] = ALGO_KNOB("BCAST", "MPI_Bcast"),
     [FY_KNOB_COLL_REDUCE] = ALGO_KNOB("REDUCE", "MPI_Reduce"),

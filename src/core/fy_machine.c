@@ -1,10 +1,12 @@
-/* Machine facts from sysfs and /proc (see fy_machine.h). */
+/* Machine facts from sysfs and /proc, the key that names this machine in the calibration cache,
+ * and the calibrated fields other files fill in (see fy_machine.h). */
 #include "fy_machine.h"
 
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 static fy_machine_t facts;
@@ -56,30 +58,42 @@ static long read_long(const char *path, int *ok)
     return 0;
 }
 
-/* Counts the CPUs of a list such as "0-3,8,10-11". */
+int fy_machine_cpu_list_count(const char *list)
+{
+    int n = 0;
+    const char *p = list;
+    while (*p && *p != '\n') {
+        char *end;
+        long a = strtol(p, &end, 10);
+        if (end == p || a < 0)
+            return -1;
+        long b = a;
+        if (*end == '-') {
+            const char *q = end + 1;
+            b = strtol(q, &end, 10);
+            if (end == q || b < a)
+                return -1;
+        }
+        if (*end != ',' && *end != '\n' && *end != '\0')
+            return -1;
+        n += (int)(b - a + 1);
+        p = *end == ',' ? end + 1 : end;
+    }
+    return n;
+}
+
+/* Counts the CPUs of a list file such as shared_cpu_list; 0 when unreadable or malformed. */
 static int count_cpu_list(const char *path)
 {
     FILE *f = fopen(path, "r");
     if (!f)
         return 0;
-    char buf[512] = {0};
+    char buf[4096] = {0};
     int n = 0;
-    if (fgets(buf, sizeof buf, f)) {
-        char *p = buf;
-        while (*p && *p != '\n') {
-            char *end;
-            long a = strtol(p, &end, 10);
-            if (end == p)
-                break;
-            long b = a;
-            if (*end == '-')
-                b = strtol(end + 1, &end, 10);
-            n += (int)(b - a + 1);
-            p = *end == ',' ? end + 1 : end;
-        }
-    }
+    if (fgets(buf, sizeof buf, f))
+        n = fy_machine_cpu_list_count(buf);
     fclose(f);
-    return n;
+    return n > 0 ? n : 0;
 }
 
 static void read_caches(fy_machine_t *m)
@@ -137,4 +151,37 @@ const fy_machine_t *fy_machine(void)
 int fy_machine_calibrated(void)
 {
     return fy_machine()->memcpy_cache_gbps > 0;
+}
+
+void fy_machine_set_costs(const fy_machine_t *from)
+{
+    fy_machine();
+    facts.memcpy_cache_gbps = from->memcpy_cache_gbps;
+    facts.memcpy_mem_gbps = from->memcpy_mem_gbps;
+    facts.cma_gbps = from->cma_gbps;
+    facts.wake_ns = from->wake_ns;
+    facts.calib_source = from->calib_source;
+    facts.calib_ms = from->calib_ms;
+    snprintf(facts.calib_path, sizeof facts.calib_path, "%s", from->calib_path);
+}
+
+void fy_machine_no_cma(void)
+{
+    fy_machine();
+    facts.cma_gbps = 0;
+}
+
+void fy_machine_key(const fy_machine_t *m, char *out, size_t len)
+{
+    struct utsname u;
+    if (uname(&u) != 0)
+        snprintf(u.release, sizeof u.release, "unknown");
+    /* A sanitizer's memcpy is slower: its measurements must not become the plain build's. */
+#if defined(__SANITIZE_ADDRESS__)
+    const char *variant = ";asan";
+#else
+    const char *variant = "";
+#endif
+    snprintf(out, len, "model=%s;cpus=%d;l1d=%zu;l2=%zu;l3=%zu;kernel=%s%s", m->cpu_model,
+             m->cpus_online, m->l1d, m->l2, m->l3, u.release, variant);
 }
