@@ -4,7 +4,10 @@
 # with its value and description, every performance variable and category; --json parses and
 # holds the same variables; a knob set in the environment shows its value and where it came
 # from; bad usage exits 2 with a usage line; `cmake --install` into a prefix with a space gives
-# a `ferry` that runs from there.
+# a `ferry` that runs from there. The machine section: CPU, CPUs and caches as the system tells
+# them, the calibrated costs measured and saved on first use, read from the cache file after,
+# measured again with FERRY_CALIBRATE=recalibrate, absent with skip, kept in memory where the
+# cache directory cannot be made; FERRY_CMA=0 shows single copy off.
 set -u
 B=$FY_BUILD
 F=$B/bin/ferry
@@ -12,6 +15,11 @@ fail=0
 err() { echo "FAIL: $*"; fail=1; }
 
 [ -x "$F" ] || { echo "FAIL: $F missing"; exit 1; }
+# A cache of our own: the first run measures, the others read the file it wrote.
+export XDG_CACHE_HOME="$PWD/cache"
+"$F" info > first.txt 2>&1 || err "first ferry info exited $?: $(head -3 first.txt)"
+grep -q "^  calibration:    measured now in [0-9.]* ms, saved to $PWD/cache/ferry/machine-[0-9a-f]\{16\}\$" first.txt \
+    || err "first run did not measure and save: $(grep calibration: first.txt)"
 "$F" info > info.txt 2> info.err || err "ferry info exited $?: $(cat info.err)"
 "$F" info --json > info.json || err "ferry info --json exited $?"
 grep -q '^Ferry [0-9]' info.txt || err "no version line"
@@ -59,6 +67,29 @@ if d["events"] != 0:
 sys.exit(0 if ok else 1)
 PY
 
+# The machine section, against what the system says.
+grep -q "^  calibration:    from the cache file $PWD/cache/ferry/machine-[0-9a-f]\{16\} (measured in [0-9.]* ms)\$" info.txt \
+    || err "second run did not read the cache file: $(grep calibration: info.txt)"
+for w in '^Machine$' '^  CPU:  ' '^  caches:         L1d [0-9]* KiB, L2 ' '^  memcpy in L2:   [0-9.]* GB/s' \
+         '^  memcpy in RAM:  [0-9.]* GB/s' '^  futex wake-up:  [0-9.]* us' '^Thresholds: ' \
+         '^  FERRY_EAGER_MAX = ' '^  FERRY_RNDV = ' '^  FERRY_SHM_RING = '; do
+    grep -q -- "$w" info.txt || err "machine section lacks '$w'"
+done
+model=$(grep -m1 '^model name' /proc/cpuinfo | sed 's/^[^:]*: *//')
+[ -z "$model" ] || grep -qF "  CPU:            $model" info.txt || err "CPU model is not '$model'"
+grep -q "^  CPUs:           $(getconf _NPROCESSORS_ONLN) online" info.txt || err "CPUs online wrong"
+python3 - info.json <<'PY' || fail=1
+import json, sys
+m = json.load(open(sys.argv[1]))["machine"]
+ok = m["calibration"] == "cache file"
+ok = ok and m["cpus_online"] >= 1 and 1 <= m["cpus_allowed"] <= m["cpus_online"]
+ok = ok and m["l2_bytes"] >= m["l1d_bytes"] > 0
+ok = ok and m["memcpy_cache_gbps"] > 0 and m["memcpy_mem_gbps"] > 0 and m["wake_ns"] > 0
+ok = ok and m["cma_gbps"] >= 0 and m["calib_ms"] > 0
+if not ok:
+    print("FAIL: JSON machine", m)
+sys.exit(0 if ok else 1)
+PY
 # A knob from the environment: its value, marked as such.
 FERRY_WAIT=block FERRY_EAGER_MAX=4K FERRY_COLL_BCAST=binomial "$F" info > env.txt
 grep -q 'FERRY_WAIT = block (from the environment)' env.txt || err "FERRY_WAIT=block not shown"
@@ -86,6 +117,19 @@ if [ -x "$P/bin/ferry" ]; then
 else
     err "ferry not installed in $P/bin"
 fi
+
+# The modes of FERRY_CALIBRATE (last: recalibrate changes what the runs above read).
+FERRY_CALIBRATE=recalibrate "$F" info | grep -q '^  calibration:    measured now in .*, saved to ' \
+    || err "FERRY_CALIBRATE=recalibrate did not measure"
+FERRY_CALIBRATE=skip "$F" info > skip.txt
+grep -q '^  calibration:    skipped' skip.txt && ! grep -q 'memcpy in L2' skip.txt \
+    || err "FERRY_CALIBRATE=skip still shows costs"
+grep -q '^  FERRY_CALIBRATE = skip (from the environment)' skip.txt || err "FERRY_CALIBRATE=skip not listed"
+FERRY_CMA=0 "$F" info | grep -q '^  single copy:    off (FERRY_CMA=0)' || err "FERRY_CMA=0: single copy not off"
+: > plain
+XDG_CACHE_HOME="$PWD/plain" "$F" info > nowrite.txt 2>&1 || err "ferry info with an unwritable cache exited $?"
+grep -q '^  calibration:    measured now in .*, not saved' nowrite.txt || err "unwritable cache: $(grep calibration: nowrite.txt)"
+ls cache/ferry | grep -q tmp && err "a temporary file stayed in the cache directory"
 
 [ $fail = 0 ] && echo "No Errors"
 exit $fail

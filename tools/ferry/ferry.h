@@ -5,4 +5,13 @@
 
 int fy_tool_info(int argc, char **argv);
 
+/* JSON string output (ferry_info.c). */
+void fy_tool_jstr(const char *s);
+
+/* The machine section of `ferry info` (ferry_machine.c). `calibrate` is FERRY_CALIBRATE's
+ * value, `cma_on` whether FERRY_CMA leaves single copy on. */
+void fy_tool_machine_load(const char *calibrate, int cma_on);
+void fy_tool_machine_text(int cma_on);
+void fy_tool_machine_json(void);
+
 #endif

@@ -1,7 +1,8 @@
 /* `ferry info [--json]`: what this Ferry is and what it lets a user tune and observe, read
- * through MPI_T before MPI_Init (so it runs without a launcher): the version and build, every
- * control variable (one per FERRY_* knob) with its value and description, every performance
- * variable, and the categories as a tree. A number knob whose default is chosen at MPI_Init
+ * through MPI_T before MPI_Init (so it runs without a launcher): the version and build, the
+ * machine and its calibrated costs (ferry_machine.c), the thresholds, every control variable
+ * (one per FERRY_* knob) with its value and description, every performance variable, and the
+ * categories as a tree. A number knob whose default is chosen at MPI_Init
  * reads -1 before it and is shown as "auto". */
 #include <mpi.h>
 #include <stdio.h>
@@ -168,6 +169,14 @@ static void read_all(void)
     }
 }
 
+static const var_t *find_cvar(const char *name)
+{
+    for (int i = 0; i < ncvar; i++)
+        if (strcmp(cvars[i].name, name) == 0)
+            return &cvars[i];
+    return NULL;
+}
+
 /* ---- Text --------------------------------------------------------------------------------- */
 
 static void print_tree(int c, int depth)
@@ -183,7 +192,22 @@ static const char *cat_name(int c)
     return c >= 0 ? cats[c].name : "-";
 }
 
-static void print_text(const char *library)
+/* The knobs of waiting, point-to-point and shared memory, where the switch points and sizes
+ * are (those reading "auto" are chosen at MPI_Init from the machine above). */
+static void print_thresholds(void)
+{
+    printf("\nThresholds: the knobs of waiting, point-to-point and shared memory (\"auto\": "
+           "chosen at MPI_Init from the machine above)\n");
+    for (int i = 0; i < ncvar; i++) {
+        const char *cat = cat_name(cvars[i].cat);
+        if (strcmp(cat, "ferry_p2p") == 0 || strcmp(cat, "ferry_transport_shm") == 0 ||
+            strcmp(cat, "ferry_wait") == 0)
+            printf("  %s = %s%s\n", cvars[i].name, cvars[i].value,
+                   getenv(cvars[i].name) ? " (from the environment)" : "");
+    }
+}
+
+static void print_text(const char *library, int cma_on)
 {
     int v, sv;
     MPI_Get_version(&v, &sv);
@@ -195,6 +219,8 @@ static void print_text(const char *library)
     printf("  install prefix: %s\n", FY_BUILD_PREFIX);
     printf("  system:         %s\n", FY_BUILD_SYSTEM);
     printf("  transports:     self, shm (one host)\n");
+    fy_tool_machine_text(cma_on);
+    print_thresholds();
     printf("\nControl variables (%d): the FERRY_* environment knobs, with the value a program "
            "would start with here\n",
            ncvar);
@@ -241,6 +267,11 @@ static void jstr(const char *s)
     putchar('"');
 }
 
+void fy_tool_jstr(const char *s)
+{
+    jstr(s);
+}
+
 static void jfield(const char *key, const char *val, const char *after)
 {
     jstr(key);
@@ -276,6 +307,8 @@ static void print_json(const char *library)
     printf("\"sanitizers\": %s, ", FY_BUILD_SANITIZE ? "true" : "false");
     jfield("prefix", FY_BUILD_PREFIX, ", ");
     jfield("system", FY_BUILD_SYSTEM, "},\n  ");
+    fy_tool_machine_json();
+    printf(",\n  ");
     printf("\"cvars\": [\n");
     for (int i = 0; i < ncvar; i++) {
         const var_t *c = &cvars[i];
@@ -347,10 +380,13 @@ int fy_tool_info(int argc, char **argv)
     char library[MPI_MAX_LIBRARY_VERSION_STRING];
     int len;
     MPI_Get_library_version(library, &len);
+    const var_t *calibrate = find_cvar("FERRY_CALIBRATE"), *cma = find_cvar("FERRY_CMA");
+    int cma_on = !cma || strcmp(cma->value, "0") != 0;
+    fy_tool_machine_load(calibrate ? calibrate->value : "cache", cma_on);
     if (json)
         print_json(library);
     else
-        print_text(library);
+        print_text(library, cma_on);
     MPI_T_finalize();
     for (int c = 0; c < ncat; c++) {
         free(cats[c].cvars);
