@@ -1,9 +1,10 @@
 /* The measurement behind the calibrated fields of fy_machine_t (fy_machine.h).
  *
  * The work is bounded, not the time, so that a loaded machine takes longer rather than
- * measuring less: memcpy of a buffer a quarter of L2 (8 MiB copied in all), memcpy and
- * process_vm_readv between two buffers of together 1.5x the last-level cache (at most 64 MiB:
- * three copies and two reads of half of it), and 7 futex wake-ups between two threads. Rates are the best round of several, since what the
+ * measuring less: memcpy of a buffer a quarter of L2 (8 MiB copied in all); memcpy (5 rounds)
+ * and process_vm_readv (3 rounds) of 8 MiB evicted from the caches before each round (where
+ * the CPU cannot evict: 3 and 2 rounds between buffers of together 1.5x the last-level cache,
+ * at most 64 MiB); and 7 futex wake-ups between two threads. Rates are the best round of several, since what the
  * thresholds need is what the machine can do, not what a neighbour left it this millisecond;
  * the wake-up time is the median, since it is a distribution and its tail is load. */
 #include <errno.h>
@@ -57,11 +58,37 @@ static char *map_bytes(size_t n, void **base_p, size_t *len_p)
     return a;
 }
 
-/* GB/s of the best of `rounds` rounds of `reps` copies of n bytes. */
-static double copy_rate(void *dst, const void *src, size_t n, int reps, int rounds)
+/* Evicts [p, p+n) from every cache level, so that the next copy reads and writes memory: a
+ * buffer of a few MiB then measures what one larger than the last-level cache would, without
+ * faulting in (and, on a virtual machine, without the host backing) tens of MiB. Where the
+ * architecture has no unprivileged way to do it (CAN_EVICT 0), large buffers do it instead. */
+#if defined(__x86_64__)
+#define CAN_EVICT 1
+#else
+#define CAN_EVICT 0
+#endif
+static void evict(const void *p, size_t n)
+{
+#if CAN_EVICT
+    for (size_t i = 0; i < n; i += 64)
+        __builtin_ia32_clflush((const char *)p + i); /* SSE2: every x86-64 has it */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);         /* clflush is ordered by mfence */
+#else
+    (void)p;
+    (void)n;
+#endif
+}
+
+/* GB/s of the best of `rounds` rounds of `reps` copies of n bytes; `cold`: both buffers are
+ * evicted from the caches before each round (outside the timing). */
+static double copy_rate(void *dst, const void *src, size_t n, int reps, int rounds, int cold)
 {
     int64_t best = 0;
     for (int r = 0; r < rounds; r++) {
+        if (cold) {
+            evict(src, n);
+            evict(dst, n);
+        }
         int64_t t0 = now_ns();
         for (int k = 0; k < reps; k++) {
             memcpy(dst, src, n);
@@ -76,11 +103,15 @@ static double copy_rate(void *dst, const void *src, size_t n, int reps, int roun
 
 /* process_vm_readv from this process to itself: the kernel's copy (page pinning included),
  * which is what a receiver pulling from a peer pays. 0 when the kernel refuses it. */
-static double cma_rate(void *dst, void *src, size_t n, int rounds)
+static double cma_rate(void *dst, void *src, size_t n, int rounds, int cold)
 {
     int64_t best = 0;
     pid_t self = getpid();
     for (int r = 0; r < rounds; r++) {
+        if (cold) {
+            evict(src, n);
+            evict(dst, n);
+        }
         int64_t t0 = now_ns();
         size_t done = 0;
         while (done < n) {
@@ -206,20 +237,22 @@ void fy_machine_measure(const fy_machine_t *facts, fy_machine_t *m)
     char *a = map_bytes(2 * small, &base, &len);
     if (a) {
         memset(a, 1, 2 * small);
-        m->memcpy_cache_gbps = copy_rate(a + small, a, small, (int)(2 * MIB / small), 4);
+        m->memcpy_cache_gbps = copy_rate(a + small, a, small, (int)(2 * MIB / small), 4, 0);
         munmap(base, len);
     }
 
-    /* Past the last-level cache: source and destination of 1.5x it together, so that each pass
-     * misses (a sequential sweep of more than a cache evicts what the next pass needs). */
+    /* Past the caches: two buffers of 8 MiB evicted before each round where the CPU lets us;
+     * elsewhere buffers of together 1.5x the last-level cache, so that each pass misses (a
+     * sequential sweep of more than a cache evicts what the next pass needs). */
+    int cold = CAN_EVICT;
     size_t llc = facts->l3 ? facts->l3 : facts->l2 ? 4 * facts->l2 : 16 * MIB;
-    size_t half = clamp((llc + llc / 2) / 2, 4 * MIB, 32 * MIB) & ~(HUGE - 1);
+    size_t half = cold ? 8 * MIB : clamp((llc + llc / 2) / 2, 4 * MIB, 32 * MIB) & ~(HUGE - 1);
     char *src = map_bytes(2 * half, &base, &len);
     if (src) {
         char *dst = src + half;
         memset(src, 1, 2 * half); /* faults both in: page faults are not memcpy */
-        m->memcpy_mem_gbps = copy_rate(dst, src, half, 1, 3);
-        m->cma_gbps = cma_rate(dst, src, half, 2);
+        m->memcpy_mem_gbps = copy_rate(dst, src, half, 1, cold ? 5 : 3, cold);
+        m->cma_gbps = cma_rate(dst, src, half, cold ? 3 : 2, cold);
         munmap(base, len);
     }
 
