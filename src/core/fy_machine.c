@@ -162,7 +162,26 @@ void fy_machine_set_costs(const fy_machine_t *from)
     facts.wake_ns = from->wake_ns;
     facts.calib_source = from->calib_source;
     facts.calib_ms = from->calib_ms;
+    facts.calib_busy = from->calib_busy;
     snprintf(facts.calib_path, sizeof facts.calib_path, "%s", from->calib_path);
+}
+
+int fy_machine_busy(void)
+{
+    /* "0.50 0.40 0.30 3/456 789": the fourth field counts running and runnable tasks. */
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (!f)
+        return 0;
+    int running = 0;
+    if (fscanf(f, "%*s %*s %*s %d/", &running) != 1)
+        running = 0;
+    fclose(f);
+    return running > 1 ? running - 1 : 0;
+}
+
+int fy_machine_busy_limit(const fy_machine_t *m)
+{
+    return m->cpus_online / 2 > 1 ? m->cpus_online / 2 : 1;
 }
 
 void fy_machine_no_cma(void)

@@ -4,8 +4,9 @@
  * MPI_Init rather than compiled in.
  *
  * The facts come from sysfs and /proc (fy_machine.c). The costs come from a short measurement
- * (fy_machine_calib.c, about 20-40 ms) made once per machine and kept in a cache file
- * (fy_machine_cache.c); in a job only rank 0 reads that file or measures, and the others take
+ * (fy_machine_calib.c, 15-40 ms) made once per machine and kept in a cache file
+ * (fy_machine_cache.c), measured again when it was made beside other work and the machine is
+ * quiet now; in a job only rank 0 reads that file or measures, and the others take
  * its values from the process manager (fy_machine_job.c), so that every rank derives the same
  * thresholds and N ranks never measure at once. docs/DESIGN.md, "Machine facts and
  * calibration", says why and what the file holds. */
@@ -45,6 +46,7 @@ typedef struct fy_machine {
      * file, which records it). */
     int calib_source;         /* enum fy_machine_source */
     double calib_ms;          /* wall time of the measurement, milliseconds */
+    int calib_busy;           /* other tasks runnable while measuring (/proc/loadavg) */
     char calib_path[512];     /* the cache file read or written; "" when none */
 } fy_machine_t;
 
@@ -63,6 +65,16 @@ int fy_machine_calibrated(void);
  * rewritten; where nothing can be written the measurement stays in memory. While one process
  * measures, others of the same machine wait on a lock beside the file and then read it. */
 void fy_machine_calibrate(int mode, const char *dir);
+/* The same, given how many other tasks are runnable now (fy_machine_calibrate reads
+ * /proc/loadavg): a cached measurement made beside other work (calib_busy at least
+ * fy_machine_busy_limit()) is measured again when nothing else runs now, so that the cache
+ * ends up describing the machine rather than one busy moment. */
+void fy_machine_calibrate_now(int mode, const char *dir, int busy_now);
+/* Runnable tasks besides this process's thread, from /proc/loadavg; 0 when unknown. */
+int fy_machine_busy(void);
+/* How many other runnable tasks make a measurement one made beside other work: half the CPUs,
+ * at least 1. */
+int fy_machine_busy_limit(const fy_machine_t *m);
 
 /* Replaces the calibrated fields (and their source, time and path) of fy_machine() with
  * those of `from`. */
@@ -70,8 +82,9 @@ void fy_machine_set_costs(const fy_machine_t *from);
 /* Single copy is off in this process (FERRY_CMA=0): cma_gbps reads 0, the file keeps it. */
 void fy_machine_no_cma(void);
 
-/* Measures the costs into m's calibrated fields (bounded work: a few MiB in cache, two
- * buffers of about 1.5x the last-level cache capped at 48 MiB each, 7 futex wake-ups). */
+/* Measures the costs into m's calibrated fields and how long that took (bounded work: 8 MiB
+ * copied in L2, 8 MiB copied 5 times and read 3 times with process_vm_readv from memory,
+ * 7 futex wake-ups; fy_machine_calib.c). */
 void fy_machine_measure(const fy_machine_t *facts, fy_machine_t *m);
 
 /* The key naming this machine in the cache: CPU model, CPUs online, cache sizes, kernel

@@ -13,6 +13,7 @@
  *   cma_gbps 9.8
  *   wake_ns 5120
  *   calib_ms 28.4
+ *   busy 0
  *
  * Writers write a temporary file and rename it over the name, so a reader sees a whole file or
  * none; anything else (a torn file from a crash, an edit, another format) is measured over. */
@@ -123,6 +124,11 @@ int fy_machine_cache_read(const char *path, const char *key, fy_machine_t *m)
         } else if (strcmp(name, "calib_ms") == 0) {
             bit = 32;
             v.calib_ms = d;
+        } else if (strcmp(name, "busy") == 0) {
+            bit = 64;
+            if (!(d >= 0 && d < 1e6 && d == (int)d))
+                return -1;
+            v.calib_busy = (int)d;
         } else {
             return -1;
         }
@@ -130,7 +136,7 @@ int fy_machine_cache_read(const char *path, const char *key, fy_machine_t *m)
             return -1;
         seen |= bit;
     }
-    if (seen != 63 || !plausible_rate(v.memcpy_cache_gbps, 0) ||
+    if (seen != 127 || !plausible_rate(v.memcpy_cache_gbps, 0) ||
         !plausible_rate(v.memcpy_mem_gbps, 0) || !plausible_rate(v.cma_gbps, 1) ||
         !(isfinite(v.calib_ms) && v.calib_ms >= 0 && v.calib_ms < 1e6))
         return -1;
@@ -139,6 +145,7 @@ int fy_machine_cache_read(const char *path, const char *key, fy_machine_t *m)
     m->cma_gbps = v.cma_gbps;
     m->wake_ns = v.wake_ns;
     m->calib_ms = v.calib_ms;
+    m->calib_busy = v.calib_busy;
     return 0;
 }
 
@@ -169,9 +176,10 @@ int fy_machine_cache_write(const char *path, const char *key, const fy_machine_t
                         "memcpy_mem_gbps %.17g\n"
                         "cma_gbps %.17g\n"
                         "wake_ns %lld\n"
-                        "calib_ms %.17g\n",
+                        "calib_ms %.17g\n"
+                        "busy %d\n",
             key, m->memcpy_cache_gbps, m->memcpy_mem_gbps, m->cma_gbps, (long long)m->wake_ns,
-            m->calib_ms);
+            m->calib_ms, m->calib_busy);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
         int e = errno;
@@ -209,7 +217,20 @@ static void measure_into(const fy_machine_t *facts, fy_machine_t *c)
     c->calib_source = FY_MACHINE_MEASURED;
 }
 
+/* Whether a cached measurement is to be used: yes, unless it was made beside other work and
+ * nothing else runs now (then a measurement now is better, and cheap). */
+static int usable(const fy_machine_t *facts, const fy_machine_t *c, int busy_now)
+{
+    int limit = fy_machine_busy_limit(facts);
+    return c->calib_busy < limit || busy_now >= limit;
+}
+
 void fy_machine_calibrate(int mode, const char *dir)
+{
+    fy_machine_calibrate_now(mode, dir, fy_machine_busy());
+}
+
+void fy_machine_calibrate_now(int mode, const char *dir, int busy_now)
 {
     const fy_machine_t *facts = fy_machine();
     fy_machine_t c = {0};
@@ -226,7 +247,8 @@ void fy_machine_calibrate(int mode, const char *dir)
         fy_machine_set_costs(&c);
         return;
     }
-    if (mode == FY_CALIBRATE_CACHE && fy_machine_cache_read(path, key, &c) == 0) {
+    if (mode == FY_CALIBRATE_CACHE && fy_machine_cache_read(path, key, &c) == 0 &&
+        usable(facts, &c, busy_now)) {
         c.calib_source = FY_MACHINE_CACHED;
         snprintf(c.calib_path, sizeof c.calib_path, "%s", path);
         fy_machine_set_costs(&c);
@@ -240,10 +262,13 @@ void fy_machine_calibrate(int mode, const char *dir)
     if (lfd >= 0)
         while (flock(lfd, LOCK_EX) != 0 && errno == EINTR)
             ;
-    if (lfd >= 0 && mode == FY_CALIBRATE_CACHE && fy_machine_cache_read(path, key, &c) == 0) {
+    memset(&c, 0, sizeof c);
+    if (lfd >= 0 && mode == FY_CALIBRATE_CACHE && fy_machine_cache_read(path, key, &c) == 0 &&
+        usable(facts, &c, busy_now)) {
         c.calib_source = FY_MACHINE_CACHED;
         snprintf(c.calib_path, sizeof c.calib_path, "%s", path);
     } else {
+        memset(&c, 0, sizeof c);
         measure_into(facts, &c);
         if (fy_machine_cache_write(path, key, &c) == 0)
             snprintf(c.calib_path, sizeof c.calib_path, "%s", path);

@@ -229,6 +229,7 @@ static size_t clamp(size_t v, size_t lo, size_t hi)
 void fy_machine_measure(const fy_machine_t *facts, fy_machine_t *m)
 {
     int64_t t0 = now_ns();
+    int busy = fy_machine_busy();
     void *base;
     size_t len;
 
@@ -256,6 +257,10 @@ void fy_machine_measure(const fy_machine_t *facts, fy_machine_t *m)
         munmap(base, len);
     }
 
+    int busy_mid = fy_machine_busy();
     m->wake_ns = wake_time();
     m->calib_ms = (double)(now_ns() - t0) / 1e6;
+    int busy_end = fy_machine_busy();
+    busy = busy_mid > busy ? busy_mid : busy;
+    m->calib_busy = busy_end > busy ? busy_end : busy;
 }

@@ -30,9 +30,9 @@ int fy_machine_share(struct fy_pmi *pmi, int rank, int size)
         const fy_machine_t *m = fy_machine();
         /* One PMI token: digits, '.', 'e', '+', '-' and commas. */
         char v[FY_PMI_MAX_VAL];
-        snprintf(v, sizeof v, "1,%d,%.17g,%.17g,%.17g,%lld,%.17g", m->calib_source,
+        snprintf(v, sizeof v, "1,%d,%.17g,%.17g,%.17g,%lld,%.17g,%d", m->calib_source,
                  m->memcpy_cache_gbps, m->memcpy_mem_gbps, m->cma_gbps, (long long)m->wake_ns,
-                 m->calib_ms);
+                 m->calib_ms, m->calib_busy);
         if (fy_pmi_put(pmi, KEY, v) != 0)
             return fy_err_set(MPI_ERR_OTHER, "process manager put failed: %s",
                               fy_pmi_last_error());
@@ -51,8 +51,8 @@ int fy_machine_receive(struct fy_pmi *pmi, int rank, int size)
     fy_machine_t c = {0};
     int source;
     long long wake;
-    if (sscanf(v, "1,%d,%lf,%lf,%lf,%lld,%lf", &source, &c.memcpy_cache_gbps,
-               &c.memcpy_mem_gbps, &c.cma_gbps, &wake, &c.calib_ms) != 6)
+    if (sscanf(v, "1,%d,%lf,%lf,%lf,%lld,%lf,%d", &source, &c.memcpy_cache_gbps,
+               &c.memcpy_mem_gbps, &c.cma_gbps, &wake, &c.calib_ms, &c.calib_busy) != 7)
         return fy_err_set(MPI_ERR_INTERN, "rank 0's machine calibration '%s' is malformed", v);
     c.wake_ns = wake;
     c.calib_source = source == FY_MACHINE_NONE ? FY_MACHINE_NONE : FY_MACHINE_RANK0;

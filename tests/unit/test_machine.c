@@ -1,7 +1,8 @@
 /* Machine facts and their calibration (src/core/fy_machine*.c): CPU-list parsing, the facts
  * and the machine key, the cache directory and file name, the cache file's round trip, every
  * kind of bad file ignored (and measured over and rewritten by the calibration), the modes of
- * FERRY_CALIBRATE (cache, recalibrate, skip), a directory that cannot be written (calibrated in
+ * FERRY_CALIBRATE (cache, recalibrate, skip), a measurement made beside other work measured
+ * again on a quiet machine, a directory that cannot be written (calibrated in
  * memory), and two processes calibrating at once on an empty cache (one measures, the other
  * reads its file). Every case works in its own temporary directory. */
 #include <errno.h>
@@ -18,6 +19,10 @@
 #include "unit.h"
 
 static char tmp[256];
+
+/* What the cases tell the calibration about the machine now: busy, so that a cached
+ * measurement is used whatever the load was when it was made (test_busy covers the rest). */
+#define BUSY_NOW 1000000
 
 static void fresh_dir(void)
 {
@@ -190,35 +195,32 @@ static int test_bad_files(void)
     fresh_dir();
     char path[512];
     snprintf(path, sizeof path, "%s/machine-x", tmp);
-    const char *good = "ferry-machine 1\n# c\nkey K\nmemcpy_cache_gbps 40\nmemcpy_mem_gbps 12\n"
-                       "cma_gbps 11\nwake_ns 3000\ncalib_ms 25\n";
+    /* The good file, then bad ones made from it: HEAD plus the lines given. */
+#define HEAD "ferry-machine 1\nkey K\n"
+#define REST "memcpy_mem_gbps 12\ncma_gbps 11\nwake_ns 3000\ncalib_ms 25\n"
+    const char *good = HEAD "# c\nmemcpy_cache_gbps 40\n" REST "busy 0\n";
     static const char *const bad[] = {
         "",
         "garbage\n",
         "\x7f" "ELF\x02\x01\x01",
-        "ferry-machine 2\nkey K\nmemcpy_cache_gbps 40\nmemcpy_mem_gbps 12\ncma_gbps 11\n"
-        "wake_ns 3000\ncalib_ms 25\n",                                        /* a later format */
-        "ferry-machine 1\nkey K2\nmemcpy_cache_gbps 40\nmemcpy_mem_gbps 12\ncma_gbps 11\n"
-        "wake_ns 3000\ncalib_ms 25\n",                                        /* foreign */
-        "ferry-machine 1\nkey K\nmemcpy_cache_gbps 40\nmemcpy_mem_gbps 12\ncma_gbps 11\n"
-        "wake_ns 3000\ncalib_ms 2",                                           /* cut short */
-        "ferry-machine 1\nkey K\nmemcpy_cache_gbps 40\nmemcpy_mem_gbps 12\ncma_gbps 11\n"
-        "wake_ns 3000\n",                                                     /* a field missing */
-        "ferry-machine 1\nkey K\nmemcpy_cache_gbps 40\nmemcpy_cache_gbps 41\nmemcpy_mem_gbps 12\n"
-        "cma_gbps 11\nwake_ns 3000\ncalib_ms 25\n",                           /* twice */
-        "ferry-machine 1\nkey K\nmemcpy_cache_gbps nan\nmemcpy_mem_gbps 12\ncma_gbps 11\n"
-        "wake_ns 3000\ncalib_ms 25\n",
-        "ferry-machine 1\nkey K\nmemcpy_cache_gbps 0\nmemcpy_mem_gbps 12\ncma_gbps 11\n"
-        "wake_ns 3000\ncalib_ms 25\n",                                        /* not measured */
-        "ferry-machine 1\nkey K\nmemcpy_cache_gbps 40\nmemcpy_mem_gbps 12\ncma_gbps -1\n"
-        "wake_ns 3000\ncalib_ms 25\n",
-        "ferry-machine 1\nkey K\nmemcpy_cache_gbps 40\nmemcpy_mem_gbps 12\ncma_gbps 11\n"
-        "wake_ns 0\ncalib_ms 25\n",
-        "ferry-machine 1\nkey K\nmemcpy_cache_gbps 40x\nmemcpy_mem_gbps 12\ncma_gbps 11\n"
-        "wake_ns 3000\ncalib_ms 25\n",
-        "ferry-machine 1\nkey K\nmemcpy_cache_gbps 40\nmemcpy_mem_gbps 12\ncma_gbps 11\n"
-        "wake_ns 3000\ncalib_ms 25\nspeed 9\n",                               /* unknown field */
+        "ferry-machine 2\nkey K\nmemcpy_cache_gbps 40\n" REST "busy 0\n", /* a later format */
+        "ferry-machine 1\nkey K2\nmemcpy_cache_gbps 40\n" REST "busy 0\n", /* foreign */
+        HEAD "memcpy_cache_gbps 40\n" REST "busy 0",                       /* cut short */
+        HEAD "memcpy_cache_gbps 40\n" REST,                                /* a field missing */
+        HEAD "memcpy_cache_gbps 40\nmemcpy_cache_gbps 41\n" REST "busy 0\n", /* twice */
+        HEAD "memcpy_cache_gbps nan\n" REST "busy 0\n",
+        HEAD "memcpy_cache_gbps 0\n" REST "busy 0\n", /* not measured */
+        HEAD "memcpy_cache_gbps 40x\n" REST "busy 0\n",
+        HEAD "memcpy_cache_gbps 40\n" REST "busy -1\n",
+        HEAD "memcpy_cache_gbps 40\n" REST "busy 1.5\n",
+        HEAD "memcpy_cache_gbps 40\n" REST "busy 0\nspeed 9\n", /* unknown field */
+        HEAD "memcpy_cache_gbps 40\nmemcpy_mem_gbps 12\ncma_gbps -1\nwake_ns 3000\n"
+             "calib_ms 25\nbusy 0\n",
+        HEAD "memcpy_cache_gbps 40\nmemcpy_mem_gbps 12\ncma_gbps 11\nwake_ns 0\n"
+             "calib_ms 25\nbusy 0\n",
     };
+#undef HEAD
+#undef REST
     fy_machine_t m = {0};
     CHECK_OK(put_file(path, good));
     CHECK_EQ(fy_machine_cache_read(path, "K", &m), 0);
@@ -252,7 +254,7 @@ static int test_bad_file_rewritten(void)
     CHECK_EQ(fy_machine_cache_file(tmp, key, path, sizeof path), 0);
     static const char *const junk[] = {
         "ferry-machine 1\nkey model=elsewhere\nmemcpy_cache_gbps 1\nmemcpy_mem_gbps 1\n"
-        "cma_gbps 1\nwake_ns 1\ncalib_ms 1\n",
+        "cma_gbps 1\nwake_ns 1\ncalib_ms 1\nbusy 0\n",
         "\x01\x02 not ours at all",
     };
     for (size_t i = 0; i < UNIT_COUNT(junk); i++) {
@@ -274,7 +276,7 @@ static int test_modes(void)
     fresh_dir();
     char sub[300];
     snprintf(sub, sizeof sub, "%s/a/b/ferry", tmp); /* made as needed */
-    fy_machine_calibrate(FY_CALIBRATE_CACHE, sub);
+    fy_machine_calibrate_now(FY_CALIBRATE_CACHE, sub, BUSY_NOW);
     fy_machine_t first = *fy_machine();
     CHECK_EQ(first.calib_source, FY_MACHINE_MEASURED);
     CHECK(fy_machine_calibrated());
@@ -285,7 +287,7 @@ static int test_modes(void)
     CHECK(stat(sub, &st) == 0 && (st.st_mode & 0777) == 0700);
 
     /* Again: from the file, the same numbers. */
-    fy_machine_calibrate(FY_CALIBRATE_CACHE, sub);
+    fy_machine_calibrate_now(FY_CALIBRATE_CACHE, sub, BUSY_NOW);
     const fy_machine_t *m = fy_machine();
     CHECK_EQ(m->calib_source, FY_MACHINE_CACHED);
     CHECK(strcmp(m->calib_path, first.calib_path) == 0);
@@ -325,12 +327,51 @@ static int test_modes(void)
     CHECK(m->l2 > 0 && m->cpus_online > 0); /* the facts stay */
 
     /* FERRY_CMA=0 zeroes this process's copy, not the file. */
-    fy_machine_calibrate(FY_CALIBRATE_CACHE, sub);
+    fy_machine_calibrate_now(FY_CALIBRATE_CACHE, sub, BUSY_NOW);
     fy_machine_no_cma();
     CHECK(fy_machine()->cma_gbps == 0);
-    fy_machine_calibrate(FY_CALIBRATE_CACHE, sub);
+    fy_machine_calibrate_now(FY_CALIBRATE_CACHE, sub, BUSY_NOW);
     if (cma_works())
         CHECK(fy_machine()->cma_gbps > 0);
+    return 0;
+}
+
+/* A measurement made beside other work is measured again when nothing else runs now, and used
+ * as long as the machine stays busy; one made on a quiet machine is always used. */
+static int test_busy(void)
+{
+    fresh_dir();
+    const fy_machine_t *f = fy_machine();
+    int limit = fy_machine_busy_limit(f);
+    CHECK(limit >= 1 && limit >= f->cpus_online / 2);
+    CHECK(fy_machine_busy() >= 0);
+    char key[512], path[512], text[1024];
+    fy_machine_key(f, key, sizeof key);
+    CHECK_EQ(fy_machine_cache_file(tmp, key, path, sizeof path), 0);
+    const char *fmt = "ferry-machine 1\nkey %s\nmemcpy_cache_gbps 40\nmemcpy_mem_gbps 12\n"
+                      "cma_gbps 11\nwake_ns 68000\ncalib_ms 25\nbusy %d\n";
+
+    snprintf(text, sizeof text, fmt, key, limit); /* measured beside other work */
+    CHECK_OK(put_file(path, text));
+    fy_machine_calibrate_now(FY_CALIBRATE_CACHE, tmp, limit); /* still busy: used */
+    CHECK_EQ(fy_machine()->calib_source, FY_MACHINE_CACHED);
+    CHECK_EQ(fy_machine()->wake_ns, 68000);
+    CHECK_EQ(fy_machine()->calib_busy, limit);
+    fy_machine_calibrate_now(FY_CALIBRATE_CACHE, tmp, 0); /* quiet now: measured again */
+    CHECK_EQ(fy_machine()->calib_source, FY_MACHINE_MEASURED);
+    CHECK_OK(costs_measured(fy_machine()));
+    fy_machine_t r = {0};
+    CHECK_EQ(fy_machine_cache_read(path, key, &r), 0);
+    CHECK(r.memcpy_cache_gbps == fy_machine()->memcpy_cache_gbps); /* and saved */
+    CHECK_EQ(r.calib_busy, fy_machine()->calib_busy);
+
+    snprintf(text, sizeof text, fmt, key, limit - 1); /* measured on a quiet machine */
+    CHECK_OK(put_file(path, text));
+    fy_machine_calibrate_now(FY_CALIBRATE_CACHE, tmp, 0);
+    CHECK_EQ(fy_machine()->calib_source, FY_MACHINE_CACHED);
+    fy_machine_calibrate_now(FY_CALIBRATE_CACHE, tmp, BUSY_NOW);
+    CHECK_EQ(fy_machine()->calib_source, FY_MACHINE_CACHED);
+    CHECK_EQ(fy_machine()->wake_ns, 68000);
     return 0;
 }
 
@@ -386,7 +427,7 @@ static int test_one_measurer(void)
         kids[i] = fork();
         CHECK(kids[i] >= 0);
         if (kids[i] == 0) {
-            fy_machine_calibrate(FY_CALIBRATE_CACHE, tmp);
+            fy_machine_calibrate_now(FY_CALIBRATE_CACHE, tmp, BUSY_NOW);
             const fy_machine_t *m = fy_machine();
             char line[128];
             int n = snprintf(line, sizeof line, "%d %.17g\n", m->calib_source,
@@ -419,6 +460,7 @@ static const unit_case_t cases[] = {
     {"bad_files", test_bad_files},
     {"bad_file_rewritten", test_bad_file_rewritten},
     {"modes", test_modes},
+    {"busy", test_busy},
     {"not_writable", test_not_writable},
     {"one_measurer", test_one_measurer},
 };

@@ -70,6 +70,10 @@ void fy_tool_machine_text(int cma_on)
         printf("  calibration:    measured now in %.1f ms, not saved (the cache directory "
                "cannot be written)\n",
                m->calib_ms);
+    if (m->calib_busy >= fy_machine_busy_limit(m))
+        printf("                  beside %d other runnable task%s: measured again at a quiet "
+               "start\n",
+               m->calib_busy, m->calib_busy == 1 ? "" : "s");
     printf("  memcpy in L2:   %.1f GB/s\n", m->memcpy_cache_gbps);
     printf("  memcpy in RAM:  %.1f GB/s (buffers past the last-level cache)\n", m->memcpy_mem_gbps);
     if (m->cma_gbps > 0)
@@ -91,8 +95,8 @@ void fy_tool_machine_json(void)
     fy_tool_jstr(source_name(m->calib_source));
     printf(", \"cache_file\": ");
     fy_tool_jstr(m->calib_path);
-    printf(", \"calib_ms\": %.3f, \"memcpy_cache_gbps\": %.3f, \"memcpy_mem_gbps\": %.3f, "
-           "\"cma_gbps\": %.3f, \"wake_ns\": %lld}",
-           m->calib_ms, m->memcpy_cache_gbps, m->memcpy_mem_gbps, m->cma_gbps,
+    printf(", \"calib_ms\": %.3f, \"calib_busy\": %d, \"memcpy_cache_gbps\": %.3f, "
+           "\"memcpy_mem_gbps\": %.3f, \"cma_gbps\": %.3f, \"wake_ns\": %lld}",
+           m->calib_ms, m->calib_busy, m->memcpy_cache_gbps, m->memcpy_mem_gbps, m->cma_gbps,
            (long long)m->wake_ns);
 }
