@@ -24,7 +24,7 @@ files=$(ls zero/ferry 2>/dev/null | grep -c '^machine-[0-9a-f]\{16\}$')
 [ -z "$(ls -A others)" ] || err "ranks 1-3 touched their cache: $(ls -R others)"
 f=$(ls zero/ferry/machine-* | grep -v lock)
 head -1 "$f" | grep -q '^ferry-machine 1$' || err "cache file format line: $(head -1 "$f")"
-grep -q "^key model=.*;cpus=$(getconf _NPROCESSORS_ONLN);.*;kernel=$(uname -r)\$" "$f" \
+grep -q "^key model=.*;cpus=$(getconf _NPROCESSORS_ONLN);.*;kernel=$(uname -r)\(;asan\)\?\$" "$f" \
     || err "cache key: $(grep '^key' "$f")"
 for k in memcpy_cache_gbps memcpy_mem_gbps cma_gbps wake_ns calib_ms; do
     grep -q "^$k [0-9.e+-]*\$" "$f" || err "cache file lacks $k"
