@@ -136,11 +136,14 @@ fy_shmc_t *fy_shmc_get(fy_comm_t *c, int *rc_p)
     st->area = fy_shm.coll_area;
     st->last = FY_SHMC_NONE;
     /* First touches of the pages this member writes would otherwise fault during its first
-     * collectives; the rest of the slot is left alone (a page of tmpfs is memory once touched). */
+     * collectives; the rest of the slot is left alone (a page of tmpfs is memory once touched).
+     * Wide jobs (inboxes) leave the halves to the first long collective: 2 n areas of 16 KiB
+     * are 32 MiB a slot at 1,024 ranks, and most wide jobs' collectives are short. */
     madvise(base, fy_shm_coll_ctl_bytes(st->n), MADV_POPULATE_WRITE);
     for (int b = 0; b < FY_SHMC_NBUF; b++)
-        madvise((void *)((uintptr_t)fy_shmc_area(st, b, c->rank) & ~(uintptr_t)4095),
-                fy_shmc_cap(st, b), MADV_POPULATE_WRITE);
+        if (!fy_shm.inbox || b < FY_SHMC_HALF0 || b >= FY_SHMC_INL0)
+            madvise((void *)((uintptr_t)fy_shmc_area(st, b, c->rank) & ~(uintptr_t)4095),
+                    fy_shmc_cap(st, b), MADV_POPULATE_WRITE);
     return st;
 }
 

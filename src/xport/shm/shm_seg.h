@@ -128,6 +128,8 @@ static inline unsigned char *fy_shm_inbox_data(int dst)
 {
     return fy_shm.rings + (size_t)dst * fy_shm.ring_stride + fy_shm.inbox_data;
 }
+/* Bytes of its inbox's data a rank touches at MPI_Init; the rest is touched by traffic. */
+#define FY_SHM_INBOX_TOUCH (16 * 1024)
 /* Where queues (rings or inboxes) lie for n ranks: stride and data offset. */
 static inline size_t fy_shm_queue_stride(int inbox, int n, uint32_t bytes, size_t *data_off)
 {
