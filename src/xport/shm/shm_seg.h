@@ -45,10 +45,11 @@ typedef struct fy_shm_coll {
     _Alignas(FY_CACHELINE) _Atomic uint64_t used; /* bit i: slot i taken */
 } fy_shm_coll_t;
 #define FY_SHM_COLL_MAX_SLOTS 64
-/* A slot: control lines (a head line and one flag line per member), then FY_SHM_COLL_GENS
- * small generations of n areas of fy_shm_coll_small(n) bytes, then two halves of n areas of
- * `area` bytes; each part page-aligned. */
+/* A slot: control lines (a head line, FY_SHM_COLL_COUNTERS arrival counters, one flag line
+ * per member), then FY_SHM_COLL_GENS small generations of n areas of fy_shm_coll_small(n)
+ * bytes, then two halves of n areas of `area` bytes; each part page-aligned. */
 #define FY_SHM_COLL_GENS 16
+#define FY_SHM_COLL_COUNTERS 64
 static inline size_t fy_shm_coll_small(int n)
 {
     size_t s = 1024;
@@ -58,7 +59,7 @@ static inline size_t fy_shm_coll_small(int n)
 }
 static inline size_t fy_shm_coll_ctl_bytes(int n)
 {
-    return ((size_t)(n + 1) * FY_CACHELINE + 4095) / 4096 * 4096;
+    return ((size_t)(n + 1 + FY_SHM_COLL_COUNTERS) * FY_CACHELINE + 4095) / 4096 * 4096;
 }
 static inline size_t fy_shm_coll_small_bytes(int n)
 {
