@@ -5,6 +5,7 @@
  *
  * A slot, for a machine of n ranks and `area` bytes per area:
  *   head line                  members still attached (the last to leave frees the slot)
+ *   counter line [64]          members that published phase s, at (s - 1) % 64 (shm_slot.h)
  *   flag line [j], j < n       the last phase member j has published (64-bit, only j writes)
  *   half[2] x area[n]          the data areas; collective number k uses half k % 2
  *
