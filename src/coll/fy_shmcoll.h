@@ -5,6 +5,7 @@
  *
  * A slot, for a machine of n ranks and `area` bytes per area:
  *   head line                  members still attached (the last to leave frees the slot)
+ *   counter line [64]          members that published phase s, at (s - 1) % 64 (shm_slot.h)
  *   flag line [j], j < n       the last phase member j has published (64-bit, only j writes)
  *   half[2] x area[n]          the data areas; collective number k uses half k % 2
  *
@@ -46,14 +47,17 @@ bool fy_shmcoll_reducible(const fy_dtype_t *dt);
 
 int fy_shm_barrier(fy_comm_t *c);
 int fy_shm_bcast(void *buf, MPI_Aint count, const fy_dtype_t *dt, int root, fy_comm_t *c);
-/* `slice`: each member reduces a slice of the vector and the others copy it (two phases; for
- * long vectors); otherwise every reader reduces all contributions itself (one phase). Both
- * combine in rank order, so non-commutative operators work, and every member of an allreduce
- * computes the same bits. */
+/* How a reduction in a slot divides the work. FLAT: every reader reduces all contributions
+ * itself (one phase). SLICE: each member reduces a slice of the vector and the others copy it
+ * (two phases; for long vectors). LAST (allreduce): the member whose arrival completes the
+ * phase reduces everything into its area and the others copy it (one phase, n reads of the
+ * contributions instead of n^2: for many ranks). All combine in rank order, so non-commutative
+ * operators work, and every member of an allreduce gets the same bits. */
+enum { FY_SHMR_FLAT, FY_SHMR_SLICE, FY_SHMR_LAST };
 int fy_shm_reduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt, MPI_Op op,
-                  int root, bool slice, fy_comm_t *c);
+                  int root, int mode, fy_comm_t *c);
 int fy_shm_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt, MPI_Op op,
-                     bool slice, fy_comm_t *c);
+                     int mode, fy_comm_t *c);
 
 /* The rows of the selection tables (fy_select.h): the predicates, and the functions, which
  * call the collective's dispatcher again when the communicator turns out to have no slot (the
@@ -63,7 +67,7 @@ fy_sel_pred_t fy_shm_sel_ok, fy_shm_sel_reduce_ok, fy_shm_sel_allgather_ok, fy_s
 fy_barrier_fn_t fy_barrier_shm;
 fy_bcast_fn_t fy_bcast_shm;
 fy_reduce_fn_t fy_reduce_shm, fy_reduce_shm_slice;
-fy_allreduce_fn_t fy_allreduce_shm, fy_allreduce_shm_slice;
+fy_allreduce_fn_t fy_allreduce_shm, fy_allreduce_shm_slice, fy_allreduce_shm_last;
 fy_allgather_fn_t fy_allgatherv_shm;
 fy_alltoall_fn_t fy_alltoallv_shm;
 /* Bytes of one member's area of a half (the most one member can put in a slot at once). */

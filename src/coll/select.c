@@ -96,6 +96,7 @@ static bool reduce_scatter_short(const fy_sel_t *s)
  * phases, a p-th of the reduction each) beat both it and the message algorithms. A rooted
  * reduction runs ahead at the leaves, so the flat form wins longer (to 256 KiB at 4 ranks,
  * everywhere at 8 ranks on 2 cores, where the second phase is a second round of switches). */
+enum { SHM_LAST_MIN_P = 16 };
 static bool shm_short(const fy_sel_t *s)
 {
     return s->bytes <= 2048;
@@ -104,6 +105,13 @@ static bool shm_short(const fy_sel_t *s)
 static bool shm_long(const fy_sel_t *s)
 {
     return s->bytes >= 16 * 1024;
+}
+
+/* Many members: the flat form's n^2 reads of the contributions (every member reads every
+ * area) outweigh waiting for the last arriver to reduce once (shm_last). */
+static bool shm_last(const fy_sel_t *s)
+{
+    return s->p > SHM_LAST_MIN_P && s->bytes <= 2048;
 }
 
 static bool shm_reduce_slices(const fy_sel_t *s)
@@ -131,6 +139,7 @@ static const fy_algo_t reduce_rows[] = {
 };
 
 static const fy_algo_t allreduce_rows[] = {
+    {"shm_last", fy_shm_sel_reduce_ok, shm_last, {.allreduce = fy_allreduce_shm_last}, {NULL}},
     {"shm", fy_shm_sel_reduce_ok, shm_short, {.allreduce = fy_allreduce_shm}, {NULL}},
     {"shm_slice", fy_shm_sel_reduce_ok, shm_long, {.allreduce = fy_allreduce_shm_slice}, {NULL}},
     FY_ALGO(allreduce, "ring", commutative, allreduce_ring, fy_allreduce_ring),

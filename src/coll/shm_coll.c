@@ -59,7 +59,7 @@ int fy_shm_bcast(void *buf, MPI_Aint count, const fy_dtype_t *dt, int root, fy_c
         if (c->rank == root) {
             fy_shmc_guard(st, c, b);
             fy_dtype_pack_range(dt, buf, count, off, sh, len);
-            fy_shmc_publish(st, c);
+            fy_shmc_publish_ring(st, c); /* the readers wait for the root alone */
         } else {
             fy_shmc_publish(st, c); /* has finished the previous collective */
             fy_shmc_wait(st, root, root + 1, first);
@@ -84,17 +84,32 @@ static void reduce_all(fy_shmc_t *st, int b, int p, MPI_Op op, const fy_dtype_t 
  * buffers. `in` and `out` are the piece's elements (out may equal in: in place; out is NULL
  * on non-roots of a reduce). */
 static int reduce_piece(fy_shmc_t *st, const unsigned char *in, unsigned char *out, size_t n,
-                        const fy_dtype_t *dt, MPI_Op op, int root, bool slice, fy_comm_t *c)
+                        const fy_dtype_t *dt, MPI_Op op, int root, int mode, fy_comm_t *c)
 {
     int p = c->size, me = c->rank;
     size_t sz = (size_t)dt->size;
     uint64_t first;
     int b = fy_shmc_begin(st, n * sz, &first);
     fy_shmc_guard(st, c, b);
-    memcpy(fy_shmc_area(st, b, me), in, n * sz);
+    unsigned char *mine = fy_shmc_area(st, b, me);
+    memcpy(mine, in, n * sz);
+    if (mode == FY_SHMR_LAST) { /* allreduce only */
+        if (fy_shmc_arrive(st, c)) {
+            /* Everyone's vector is in (the counter's acquire): reduce them all and put the
+             * result where the others copy it from, our own area (read by nobody else). */
+            reduce_all(st, b, p, op, dt, 0, n, out);
+            memcpy(mine, out, n * sz);
+            fy_shmc_result(st, first, me);
+            fy_shmc_ring(st, c);
+        } else {
+            int who = fy_shmc_wait_result(st, first);
+            memcpy(out, fy_shmc_area(st, b, who), n * sz);
+        }
+        return MPI_SUCCESS;
+    }
     fy_shmc_publish(st, c);
     bool reader = root < 0 || me == root;
-    if (!slice) {
+    if (mode == FY_SHMR_FLAT) {
         if (reader) {
             fy_shmc_wait(st, 0, p, first);
             reduce_all(st, b, p, op, dt, 0, n, out);
@@ -122,7 +137,7 @@ static int reduce_piece(fy_shmc_t *st, const unsigned char *in, unsigned char *o
 }
 
 static int reduce_common(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt,
-                         MPI_Op op, int root, bool slice, fy_comm_t *c)
+                         MPI_Op op, int root, int mode, fy_comm_t *c)
 {
     int rc;
     fy_shmc_t *st = fy_shmc_get(c, &rc);
@@ -137,7 +152,7 @@ static int reduce_common(const void *sbuf, void *rbuf, MPI_Aint count, const fy_
     rc = MPI_SUCCESS;
     for (size_t done = 0, n; done < (size_t)count && rc == MPI_SUCCESS; done += n) {
         n = (size_t)count - done < per ? (size_t)count - done : per;
-        rc = reduce_piece(st, in + done * sz, out ? out + done * sz : NULL, n, dt, op, root, slice,
+        rc = reduce_piece(st, in + done * sz, out ? out + done * sz : NULL, n, dt, op, root, mode,
                           c);
     }
     fy_coll_scratch_done();
@@ -145,15 +160,17 @@ static int reduce_common(const void *sbuf, void *rbuf, MPI_Aint count, const fy_
 }
 
 int fy_shm_reduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt, MPI_Op op,
-                  int root, bool slice, fy_comm_t *c)
+                  int root, int mode, fy_comm_t *c)
 {
-    return reduce_common(sbuf, rbuf, count, dt, op, root, slice, c);
+    /* LAST serves an allreduce: a rooted reduction's root is its natural last reader. */
+    return reduce_common(sbuf, rbuf, count, dt, op, root, mode == FY_SHMR_LAST ? FY_SHMR_FLAT : mode,
+                         c);
 }
 
 int fy_shm_allreduce(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt, MPI_Op op,
-                     bool slice, fy_comm_t *c)
+                     int mode, fy_comm_t *c)
 {
-    return reduce_common(sbuf, rbuf, count, dt, op, -1, slice, c);
+    return reduce_common(sbuf, rbuf, count, dt, op, -1, mode, c);
 }
 
 /* ---- Rows of the selection tables: on a decline (no slot, the same on every member) the
@@ -172,39 +189,45 @@ int fy_bcast_shm(void *buf, MPI_Aint count, const fy_dtype_t *dt, int root, fy_c
 }
 
 static int reduce_row(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt, MPI_Op op,
-                      int root, bool slice, fy_comm_t *c)
+                      int root, int mode, fy_comm_t *c)
 {
-    int rc = fy_shm_reduce(sbuf, rbuf, count, dt, op, root, slice, c);
+    int rc = fy_shm_reduce(sbuf, rbuf, count, dt, op, root, mode, c);
     return rc == FY_SHM_DECLINED ? fy_reduce(sbuf, rbuf, count, dt, op, root, c) : rc;
 }
 
 int fy_reduce_shm(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt, MPI_Op op,
                   int root, fy_comm_t *c)
 {
-    return reduce_row(sbuf, rbuf, count, dt, op, root, false, c);
+    return reduce_row(sbuf, rbuf, count, dt, op, root, FY_SHMR_FLAT, c);
 }
 
 int fy_reduce_shm_slice(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt,
                         MPI_Op op, int root, fy_comm_t *c)
 {
-    return reduce_row(sbuf, rbuf, count, dt, op, root, true, c);
+    return reduce_row(sbuf, rbuf, count, dt, op, root, FY_SHMR_SLICE, c);
 }
 
 static int allreduce_row(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt,
-                         MPI_Op op, bool slice, fy_comm_t *c)
+                         MPI_Op op, int mode, fy_comm_t *c)
 {
-    int rc = fy_shm_allreduce(sbuf, rbuf, count, dt, op, slice, c);
+    int rc = fy_shm_allreduce(sbuf, rbuf, count, dt, op, mode, c);
     return rc == FY_SHM_DECLINED ? fy_allreduce(sbuf, rbuf, count, dt, op, c) : rc;
 }
 
 int fy_allreduce_shm(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt, MPI_Op op,
                      fy_comm_t *c)
 {
-    return allreduce_row(sbuf, rbuf, count, dt, op, false, c);
+    return allreduce_row(sbuf, rbuf, count, dt, op, FY_SHMR_FLAT, c);
 }
 
 int fy_allreduce_shm_slice(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt,
                            MPI_Op op, fy_comm_t *c)
 {
-    return allreduce_row(sbuf, rbuf, count, dt, op, true, c);
+    return allreduce_row(sbuf, rbuf, count, dt, op, FY_SHMR_SLICE, c);
+}
+
+int fy_allreduce_shm_last(const void *sbuf, void *rbuf, MPI_Aint count, const fy_dtype_t *dt,
+                          MPI_Op op, fy_comm_t *c)
+{
+    return allreduce_row(sbuf, rbuf, count, dt, op, FY_SHMR_LAST, c);
 }

@@ -68,7 +68,12 @@ static int claim(int members)
         if (atomic_compare_exchange_weak(&fy_shm.coll->used, &used, used | 1ull << i)) {
             unsigned char *base = fy_shm.coll_base + (size_t)i * fy_shm.coll_stride;
             fy_cslot_head_t *head = (fy_cslot_head_t *)base;
-            fy_cflag_t *flag = (fy_cflag_t *)(base + FY_CACHELINE);
+            fy_ccount_t *count = (fy_ccount_t *)(base + FY_CACHELINE);
+            fy_cflag_t *flag = (fy_cflag_t *)(count + FY_SHM_COLL_COUNTERS);
+            for (int k = 0; k < FY_SHM_COLL_COUNTERS; k++) {
+                atomic_store_explicit(&count[k].n, 0, memory_order_relaxed);
+                atomic_store_explicit(&count[k].result, 0, memory_order_relaxed);
+            }
             for (int j = 0; j < members; j++)
                 atomic_store_explicit(&flag[j].seq, 0, memory_order_relaxed);
             atomic_store(&head->users, (unsigned)members);
@@ -128,7 +133,8 @@ fy_shmc_t *fy_shmc_get(fy_comm_t *c, int *rc_p)
         return NULL;
     unsigned char *base = fy_shm.coll_base + (size_t)slot * fy_shm.coll_stride;
     st->head = (fy_cslot_head_t *)base;
-    st->flag = (fy_cflag_t *)(base + FY_CACHELINE);
+    st->count = (fy_ccount_t *)(base + FY_CACHELINE);
+    st->flag = (fy_cflag_t *)(st->count + FY_SHM_COLL_COUNTERS);
     st->n = fy_shm.n;
     st->small = base + fy_shm_coll_ctl_bytes(st->n);
     st->small_area = fy_shm_coll_small(st->n);
@@ -136,32 +142,99 @@ fy_shmc_t *fy_shmc_get(fy_comm_t *c, int *rc_p)
     st->area = fy_shm.coll_area;
     st->last = FY_SHMC_NONE;
     /* First touches of the pages this member writes would otherwise fault during its first
-     * collectives; the rest of the slot is left alone (a page of tmpfs is memory once touched). */
+     * collectives; the rest of the slot is left alone (a page of tmpfs is memory once touched).
+     * Wide jobs (inboxes) leave the halves to the first long collective: 2 n areas of 16 KiB
+     * are 32 MiB a slot at 1,024 ranks, and most wide jobs' collectives are short. */
     madvise(base, fy_shm_coll_ctl_bytes(st->n), MADV_POPULATE_WRITE);
     for (int b = 0; b < FY_SHMC_NBUF; b++)
-        madvise((void *)((uintptr_t)fy_shmc_area(st, b, c->rank) & ~(uintptr_t)4095),
-                fy_shmc_cap(st, b), MADV_POPULATE_WRITE);
+        if (!fy_shm.inbox || b < FY_SHMC_HALF0 || b >= FY_SHMC_INL0)
+            madvise((void *)((uintptr_t)fy_shmc_area(st, b, c->rank) & ~(uintptr_t)4095),
+                    fy_shmc_cap(st, b), MADV_POPULATE_WRITE);
     return st;
 }
 
-void fy_shmc_publish(fy_shmc_t *st, const fy_comm_t *c)
+/* The value of phase s's counter once all `members` have published s. */
+static inline uint64_t count_full(uint64_t s, int members)
 {
-    atomic_store_explicit(&st->flag[c->rank].seq, ++st->phase, memory_order_release);
+    return (uint64_t)members * ((s - 1) / FY_SHM_COLL_COUNTERS + 1);
+}
+
+void fy_shmc_ring(const fy_shmc_t *st, const fy_comm_t *c)
+{
     for (int j = 0; j < c->size; j++)
         if (j != c->rank)
             fy_shm_ring_bell(st->bell[j]);
 }
 
+static void publish(fy_shmc_t *st, const fy_comm_t *c, bool ring)
+{
+    uint64_t s = ++st->phase;
+    atomic_store_explicit(&st->flag[c->rank].seq, s, memory_order_release);
+    /* acq_rel: the last arriver's reading of the others' areas comes after their writes. */
+    uint64_t v = atomic_fetch_add_explicit(&st->count[(s - 1) % FY_SHM_COLL_COUNTERS].n, 1,
+                                           memory_order_acq_rel) + 1;
+    if (ring || v >= count_full(s, c->size))
+        fy_shmc_ring(st, c);
+}
+
+bool fy_shmc_arrive(fy_shmc_t *st, const fy_comm_t *c)
+{
+    uint64_t s = ++st->phase;
+    atomic_store_explicit(&st->flag[c->rank].seq, s, memory_order_release);
+    /* Counter values are distinct: exactly one member sees the full count. */
+    return atomic_fetch_add_explicit(&st->count[(s - 1) % FY_SHM_COLL_COUNTERS].n, 1,
+                                     memory_order_acq_rel) + 1 == count_full(s, c->size);
+}
+
+void fy_shmc_result(fy_shmc_t *st, uint64_t s, int who)
+{
+    atomic_store_explicit(&st->count[(s - 1) % FY_SHM_COLL_COUNTERS].result, s << 13 | (unsigned)who,
+                          memory_order_release);
+}
+
+typedef struct {
+    const fy_ccount_t *count;
+    uint64_t s, seen;
+} result_wait_t;
+
+static bool result_ready(void *arg)
+{
+    result_wait_t *w = arg;
+    w->seen = atomic_load_explicit(&w->count->result, memory_order_acquire);
+    return w->seen >> 13 >= w->s;
+}
+
+int fy_shmc_wait_result(fy_shmc_t *st, uint64_t s)
+{
+    result_wait_t w = {&st->count[(s - 1) % FY_SHM_COLL_COUNTERS], s, 0};
+    if (!result_ready(&w))
+        fy_wait_until(result_ready, &w);
+    return (int)(w.seen & 8191);
+}
+
+void fy_shmc_publish(fy_shmc_t *st, const fy_comm_t *c)
+{
+    publish(st, c, false);
+}
+
+void fy_shmc_publish_ring(fy_shmc_t *st, const fy_comm_t *c)
+{
+    publish(st, c, true);
+}
+
 typedef struct {
     const fy_cflag_t *flag;
+    const fy_ccount_t *count; /* non-NULL: wait for every member through the counter */
     int lo, hi;
-    uint64_t s;
+    uint64_t s, full;
 } wait_t;
 
 /* Members already seen at phase s are skipped on the next poll (flags only grow). */
 static bool reached(void *arg)
 {
     wait_t *w = arg;
+    if (w->count)
+        return atomic_load_explicit(&w->count->n, memory_order_acquire) >= w->full;
     while (w->lo < w->hi) {
         if (atomic_load_explicit(&w->flag[w->lo].seq, memory_order_acquire) < w->s)
             return false;
@@ -172,7 +245,13 @@ static bool reached(void *arg)
 
 void fy_shmc_wait(fy_shmc_t *st, int lo, int hi, uint64_t s)
 {
-    wait_t w = {st->flag, lo, hi, s};
+    if (s == 0) /* a guard on a buffer never used: nothing to wait for */
+        return;
+    wait_t w = {st->flag, NULL, lo, hi, s, 0};
+    if (hi - lo > 1) {
+        w.count = &st->count[(s - 1) % FY_SHM_COLL_COUNTERS];
+        w.full = count_full(s, hi - lo);
+    }
     /* The flags usually come within a cache-line transfer or two: poll them alone for a
      * moment before the general wait, whose every pass also polls point-to-point (a few
      * times longer than a flag). Not when ranks outnumber cores: there the core belongs to

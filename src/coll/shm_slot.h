@@ -4,6 +4,7 @@
 #define FY_SHM_SLOT_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,23 @@ typedef struct fy_cflag {
     _Alignas(8) unsigned char inl[2][FY_SHMC_INLINE];
 } fy_cflag_t;
 
+/* Arrival counters: counter (s - 1) % FY_SHM_COLL_COUNTERS counts the members that have
+ * published phase s (and the phases FY_SHM_COLL_COUNTERS, 2 FY_SHM_COLL_COUNTERS ... apart).
+ * "Every member has published s" is then one line to poll instead of n flag lines, and the
+ * member whose arrival completes a phase knows it is the last: it alone rings the others'
+ * doorbells (with n ringing n - 1 bells each, a phase at 256 ranks cost 65,000 bell-line
+ * loads). Sound while no member runs FY_SHM_COLL_COUNTERS phases ahead of another: a member
+ * that does not wait for the others (a broadcast's root, a reduction's leaves) still waits,
+ * before writing a buffer, for everyone to have finished that buffer's previous use, and with
+ * 20 buffers (16 generations, 2 halves, 2 inline) some buffer repeats within any 21
+ * collectives, so nobody runs more than 20 collectives (40 phases) ahead. */
+typedef struct fy_ccount {
+    _Alignas(FY_CACHELINE) _Atomic uint64_t n;
+    /* shm_last: (phase << 13) | member, stored by the last arriver once the phase's result is
+     * in its area (FY_SHM_MAX_RANKS fits 13 bits). */
+    _Atomic uint64_t result;
+} fy_ccount_t;
+
 /* Buffers of a slot: the FY_SHM_COLL_GENS small generations, the two halves, the two inline
  * buffers of the flag lines. */
 enum {
@@ -35,6 +53,7 @@ enum {
 typedef struct fy_shmc {
     int slot; /* -1: none could be had; the communicator uses messages */
     fy_cslot_head_t *head;
+    fy_ccount_t *count;          /* FY_SHM_COLL_COUNTERS arrival counters */
     fy_cflag_t *flag;            /* flag[j]: member j (rank in the communicator) */
     unsigned char *small;        /* generation g, area j at small + (g * n + j) * small_area */
     unsigned char *halves;       /* half h, area j at halves + (h * n + j) * area */
@@ -89,9 +108,19 @@ static inline size_t fy_shmc_cap(const fy_shmc_t *st, int b)
 {
     return b >= FY_SHMC_INL0 ? FY_SHMC_INLINE : b >= FY_SHMC_HALF0 ? st->area : st->small_area;
 }
-/* Publishes the next phase and rings the other members' doorbells. */
+/* Publishes the next phase; the member that completes it rings the others' doorbells. */
 void fy_shmc_publish(fy_shmc_t *st, const fy_comm_t *c);
-/* Waits until members [lo, hi) have published phase s. */
+/* The same for a member others wait for alone (a broadcast's root): it always rings. */
+void fy_shmc_publish_ring(fy_shmc_t *st, const fy_comm_t *c);
+/* Publishes the next phase without ringing; true for the member whose arrival completed it,
+ * which must then publish a result (fy_shmc_result) and ring (fy_shmc_ring). */
+bool fy_shmc_arrive(fy_shmc_t *st, const fy_comm_t *c);
+void fy_shmc_result(fy_shmc_t *st, uint64_t s, int who);
+void fy_shmc_ring(const fy_shmc_t *st, const fy_comm_t *c);
+/* Waits for phase s's result; returns the member whose area holds it. */
+int fy_shmc_wait_result(fy_shmc_t *st, uint64_t s);
+/* Waits until members [lo, hi) have published phase s: either every member (0, c->size), or
+ * one member (only its own publication rings the bells then: fy_shmc_publish_ring). */
 void fy_shmc_wait(fy_shmc_t *st, int lo, int hi, uint64_t s);
 /* Before writing into buffer b: every member has finished the collective that last used it. */
 static inline void fy_shmc_guard(fy_shmc_t *st, const fy_comm_t *c, int b)

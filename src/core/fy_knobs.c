@@ -78,6 +78,10 @@ const fy_knob_t fy_knobs[FY_KNOB_N] = {
                            "thresholds from cache sizes and core count only). Rank 0 decides for "
                            "the job",
                            TUNER, MPI_T_SCOPE_ALL_EQ, FY_KGROUP_P2P},
+    [FY_KNOB_SHM_REPORT] = {"FERRY_SHM_REPORT", FY_KNOB_NUMBER, NULL, 0,
+                            "1: rank 0 prints the shared-memory segment's size and layout on "
+                            "stderr at MPI_Init (one line of key=value pairs)",
+                            MPI_T_VERBOSITY_USER_DETAIL, MPI_T_SCOPE_LOCAL, FY_KGROUP_SHM},
     [FY_KNOB_COLL_BARRIER] = ALGO_KNOB("BARRIER", "MPI_Barrier"),
     [FY_KNOB_COLL_BCAST] = ALGO_KNOB("BCAST", "MPI_Bcast"),
     [FY_KNOB_COLL_REDUCE] = ALGO_KNOB("REDUCE", "MPI_Reduce"),

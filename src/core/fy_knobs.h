@@ -29,6 +29,7 @@ enum fy_knob_id {
     FY_KNOB_SHM_QUEUE,
     FY_KNOB_DEADLOCK_S,
     FY_KNOB_CALIBRATE, /* words in the order of enum fy_machine_mode (fy_machine.h) */
+    FY_KNOB_SHM_REPORT, /* the segment's size and layout, printed by rank 0 at MPI_Init */
     /* FERRY_COLL_<NAME>: one per selection table, in the order of FY_COLL_* (fy_select.h). */
     FY_KNOB_COLL_BARRIER,
     FY_KNOB_COLL_BCAST,

@@ -10,7 +10,7 @@
 # processes allowed.
 set -u
 B=$FY_BUILD
-"$B/bin/mpicc" -O2 -o wide_hello "$FY_SRC/tests/shm/wide_hello.c" || exit 1
+"$B/bin/mpicc" -O2 -I"$FY_SRC/tests/shm" -o wide_hello "$FY_SRC/tests/shm/wide_hello.c" || exit 1
 avail_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
 n=1024
 if [ "${avail_kb:-0}" -lt $((6 << 20)) ] || [ "$(ulimit -u)" != unlimited -a "$(ulimit -u)" -lt 4096 ]; then

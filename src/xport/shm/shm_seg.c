@@ -231,7 +231,12 @@ static int map(fy_shm_t *s, int fd, size_t bells_off, size_t rings_off)
 static void populate_own_rings(fy_shm_t *s)
 {
     if (s->inbox) {
-        madvise(fy_shm_inbox(s->rank), s->ring_stride, MADV_POPULATE_WRITE);
+        /* Only the control page and the first laps' worth of data: a wide job's inboxes are
+         * most of its segment (128 MiB), and a rank that receives little (hello) should not
+         * pay for all of it; the rest is touched when traffic reaches it. */
+        size_t touch = s->inbox_data + FY_SHM_INBOX_TOUCH;
+        madvise(fy_shm_inbox(s->rank), touch < s->ring_stride ? touch : s->ring_stride,
+                MADV_POPULATE_WRITE);
         return;
     }
     for (int peer = 0; peer < s->n; peer++) {
@@ -356,6 +361,28 @@ static int open_segment(fy_shm_t *s, const char *name)
     return rc;
 }
 
+/* FERRY_SHM_REPORT=1: the segment's size and its parts on one line of key=value pairs, for
+ * people and for scripts (tests/shm/footprint.sh, the benchmark's footprint table). The
+ * formulas behind each part are in docs/DESIGN.md ("Footprint"). */
+static void report(const fy_shm_t *s)
+{
+    size_t queues = s->ring_stride * queue_count(s);
+    size_t pool = s->coll_slots ? 4096 + s->coll_stride * s->coll_slots : 0;
+    size_t head = s->bytes - queues - pool;
+    /* At MPI_Init a rank touches the start of its inbox, or its 2n - 1 rings. */
+    size_t touch = (size_t)(2 * s->n - 1) * s->ring_stride;
+    if (s->inbox)
+        touch = s->inbox_data + FY_SHM_INBOX_TOUCH < s->ring_stride
+                    ? s->inbox_data + FY_SHM_INBOX_TOUCH
+                    : s->ring_stride;
+    fprintf(stderr,
+            "Ferry: shm ranks=%d segment_bytes=%zu header_bells_bytes=%zu queue_kind=%s "
+            "queues=%zu queue_bytes=%u queue_stride=%zu queues_bytes=%zu coll_slots=%u "
+            "coll_area=%u coll_slot_bytes=%zu coll_pool_bytes=%zu touched_at_init_per_rank=%zu\n",
+            s->n, s->bytes, head, s->inbox ? "inbox" : "pair", queue_count(s), s->ring_bytes,
+            s->ring_stride, queues, s->coll_slots, s->coll_area, s->coll_stride, pool, touch);
+}
+
 /* PMI values are single tokens: bytes outside printable ASCII, '=' and '%' travel as %XX. */
 static void encode_value(const char *in, char *out, size_t len)
 {
@@ -437,6 +464,8 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
                           fy_pmi_last_error());
     if (rank == 0)
         shm_unlink(name);
+    if (rank == 0 && fy_knob_number(FY_KNOB_SHM_REPORT, 0) > 0)
+        report(s);
     fy_shm_cma_init();
     return MPI_SUCCESS;
 }

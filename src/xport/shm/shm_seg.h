@@ -45,10 +45,11 @@ typedef struct fy_shm_coll {
     _Alignas(FY_CACHELINE) _Atomic uint64_t used; /* bit i: slot i taken */
 } fy_shm_coll_t;
 #define FY_SHM_COLL_MAX_SLOTS 64
-/* A slot: control lines (a head line and one flag line per member), then FY_SHM_COLL_GENS
- * small generations of n areas of fy_shm_coll_small(n) bytes, then two halves of n areas of
- * `area` bytes; each part page-aligned. */
+/* A slot: control lines (a head line, FY_SHM_COLL_COUNTERS arrival counters, one flag line
+ * per member), then FY_SHM_COLL_GENS small generations of n areas of fy_shm_coll_small(n)
+ * bytes, then two halves of n areas of `area` bytes; each part page-aligned. */
 #define FY_SHM_COLL_GENS 16
+#define FY_SHM_COLL_COUNTERS 64
 static inline size_t fy_shm_coll_small(int n)
 {
     size_t s = 1024;
@@ -58,7 +59,7 @@ static inline size_t fy_shm_coll_small(int n)
 }
 static inline size_t fy_shm_coll_ctl_bytes(int n)
 {
-    return ((size_t)(n + 1) * FY_CACHELINE + 4095) / 4096 * 4096;
+    return ((size_t)(n + 1 + FY_SHM_COLL_COUNTERS) * FY_CACHELINE + 4095) / 4096 * 4096;
 }
 static inline size_t fy_shm_coll_small_bytes(int n)
 {
@@ -128,6 +129,8 @@ static inline unsigned char *fy_shm_inbox_data(int dst)
 {
     return fy_shm.rings + (size_t)dst * fy_shm.ring_stride + fy_shm.inbox_data;
 }
+/* Bytes of its inbox's data a rank touches at MPI_Init; the rest is touched by traffic. */
+#define FY_SHM_INBOX_TOUCH (16 * 1024)
 /* Where queues (rings or inboxes) lie for n ranks: stride and data offset. */
 static inline size_t fy_shm_queue_stride(int inbox, int n, uint32_t bytes, size_t *data_off)
 {
