@@ -106,6 +106,14 @@ void fy_p2p_on_rdone(const fy_hdr_t *h);
 /* Sends waiting for their receiver to publish its buffer: progress pushes their chunks. */
 extern int fy_split_pushing;
 int fy_p2p_split_progress(void);
+/* Non-contiguous rendezvous read by the receiver (p2p_iov.c): the sender offers its type's run
+ * table (sets FY_MSGF_IOV in r->hdr.flags, entry in r->hdr.frag) and releases it when the send
+ * ends; the receiver reads the message (0) or gets the transport's refusal (answer CTS). */
+void fy_p2p_iov_offer(fy_req_t *r, fy_hdr_t *h);
+void fy_p2p_iov_release(fy_req_t *r);
+int fy_p2p_iov_pull(fy_req_t *r, const fy_hdr_t *h);
+void fy_p2p_iov_fini(void);
+
 /* The receive side completes a request with `got` bytes. */
 void fy_p2p_recv_finish(fy_req_t *r, size_t got);
 

@@ -89,6 +89,7 @@ void fy_p2p_threads_on(void)
 void fy_p2p_fini(void)
 {
     fy_p2p_recv_fini();
+    fy_p2p_iov_fini();
     fy_bsend_fini();
     fy_p2p_gone_fini();
     free(fy_peers);

@@ -101,6 +101,8 @@ static void deliver_matched(fy_req_t *r, const fy_hdr_t *h, const void *payload)
         rc = fy_p2p_split_pull(r, h);
         if (rc == 0)
             return; /* completes there, or on the sender's RDONE */
+    } else if ((h->flags & FY_MSGF_IOV) && n == h->len && r->dt->contig && n > 0) {
+        rc = fy_p2p_iov_pull(r, h); /* a non-contiguous sender's pieces, read remotely */
     } else if (n == 0) {
         rc = 0;
     } else if (!(h->flags & FY_MSGF_STREAM) &&

@@ -70,6 +70,8 @@ void fy_p2p_send_done(fy_req_t *r)
 {
     if (r->hdr.flags & FY_MSGF_SPLIT)
         fy_p2p_split_release(r);
+    else if (r->hdr.flags & FY_MSGF_IOV)
+        fy_p2p_iov_release(r);
     if (r->internal) { /* a buffered send: the user's request completed long ago */
         fy_bsend_release(r);
         fy_req_free(r);
@@ -103,6 +105,8 @@ static int try_first_record(fy_req_t *r)
     make_header(r, &h);
     if (h.kind == FY_MSG_RTS && source_is_block(r))
         fy_p2p_split_offer(r, &h); /* kept across retries: the slot is taken once */
+    else if (h.kind == FY_MSG_RTS)
+        fy_p2p_iov_offer(r, &h);
     /* The state must be set before the send: the self transport delivers, and may answer,
      * inside the call. */
     r->pstate = h.kind == FY_MSG_RTS ? FY_PS_WAIT_FIN : (h.flags ? FY_PS_WAIT_ACK : 0);
@@ -201,6 +205,8 @@ void fy_p2p_on_cts(const fy_hdr_t *h)
     fy_p2p_inflight_remove(r);
     if (r->hdr.flags & FY_MSGF_SPLIT) /* the receiver cannot read us: no slot needed */
         fy_p2p_split_release(r);
+    else if (r->hdr.flags & FY_MSGF_IOV)
+        fy_p2p_iov_release(r);
     r->rreq = h->rreq;
     r->streamed = 0;
     r->pstate = FY_PS_STREAM;

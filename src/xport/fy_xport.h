@@ -28,7 +28,16 @@ enum {
 /* FY_MSGF_SPLIT on an RTS: the sender holds rendezvous slot `frag` in the receiver's table
  * (fy_rndv_slot_t), so both sides may copy: the receiver pulls chunks from the back, a running
  * sender pushes from the front (docs/DESIGN.md, "Split rendezvous"). */
-enum { FY_MSGF_SYNC = 1, FY_MSGF_CANCELLED = 2, FY_MSGF_STREAM = 4, FY_MSGF_SPLIT = 8 };
+/* FY_MSGF_IOV on an RTS (with FY_MSGF_STREAM): a non-contiguous sender's run table is at
+ * `addr` (`frag` entries) and its first element at `rreq`; a receiver that can read remotely
+ * reads the message piece by piece (p2p_iov.c), else it answers CTS. */
+enum {
+    FY_MSGF_SYNC = 1,
+    FY_MSGF_CANCELLED = 2,
+    FY_MSGF_STREAM = 4,
+    FY_MSGF_SPLIT = 8,
+    FY_MSGF_IOV = 16
+};
 
 /* 56 bytes: fits one cache line with the record's framing. */
 typedef struct fy_hdr {
@@ -108,6 +117,9 @@ fy_rndv_slot_t *fy_shm_rndv_slot(int dst, int slot);
 /* Copies len bytes from src to raddr in world rank dst's memory (process_vm_writev). 0, or
  * FY_XPORT_NOTSUP when the kernel refuses. */
 int fy_shm_put(int dst, uint64_t raddr, const void *src, size_t len);
+/* Reads the n remote pieces riov (struct iovec) of world rank src into dst, len bytes in all. */
+struct iovec;
+int fy_shm_getv(int src, const struct iovec *riov, int n, void *dst, size_t len);
 /* Whether single copy is allowed (not FERRY_CMA=0, not yet refused by the kernel). */
 int fy_shm_cma_usable(void);
 

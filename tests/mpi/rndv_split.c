@@ -157,10 +157,12 @@ static void probe_and_cancel(void)
     free(b);
 }
 
-/* Non-contiguous: a vector on one side, bytes on the other, then the reverse. */
-static void strided(void)
+/* Non-contiguous: a vector on one side, bytes on the other, then the reverse. A vector of
+ * long runs is read by the receiver alone (its pieces remotely: `pulled`), one of short runs
+ * streams. */
+static void strided(int blen, const char *mode)
 {
-    int blocks = 3000, blen = 700, stride = 1000; /* 2.1 MB of data */
+    int blocks = 2100000 / blen, stride = blen + 300;
     MPI_Datatype v;
     MPI_Type_vector(blocks, blen, stride, MPI_BYTE, &v);
     MPI_Type_commit(&v);
@@ -178,9 +180,18 @@ static void strided(void)
                 MPI_OK(MPI_Send(c, (int)n, MPI_BYTE, peer, 5, MPI_COMM_WORLD));
         } else if (vec_sends) {
             memset(c, 0, n);
+            counts_t c0 = now();
             MPI_OK(MPI_Recv(c, (int)n, MPI_BYTE, peer, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-            CHECK_DATA(c, n, 31, "from a vector");
+            counts_t c1 = now();
+            CHECK_DATA(c, n, 31, "from a vector of %d-byte blocks", blen);
             moved += n;
+            int remote = mode && (!strcmp(mode, "split") || !strcmp(mode, "cma"));
+            if (have_pvars && remote && blen >= 1024)
+                CHECK(c1.pulled - c0.pulled == n, "vector of %d-byte blocks: %llu of %zu bytes "
+                      "read remotely", blen, c1.pulled - c0.pulled, n);
+            if (have_pvars && mode && blen < 1024)
+                CHECK(c1.streamed - c0.streamed == n, "vector of %d-byte blocks: %llu of %zu "
+                      "bytes streamed", blen, c1.streamed - c0.streamed, n);
         } else {
             memset(s, 0, span);
             MPI_OK(MPI_Recv(s, 1, v, peer, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
@@ -288,7 +299,8 @@ int main(int argc, char **argv)
             both_ways(sizes[i], 20 + 2 * i);
         }
         many_in_flight();
-        strided();
+        strided(1500, mode);
+        strided(16, mode);
         /* Only where the receiver can read the sender: a streamed message needs the sender. */
         if (mode && (!strcmp(mode, "split") || !strcmp(mode, "cma")))
             sender_away(mode);

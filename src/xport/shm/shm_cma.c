@@ -52,6 +52,36 @@ int fy_shm_get(int src, uint64_t raddr, void *dst, size_t len)
     return 0;
 }
 
+int fy_shm_getv(int src, const struct iovec *riov, int n, void *dst, size_t len)
+{
+    if (!cma_ok)
+        return FY_XPORT_NOTSUP;
+    struct iovec l = {dst, len};
+    ssize_t got = process_vm_readv(fy_shm.bell[src].pid, &l, 1, riov, (unsigned long)n, 0);
+    if (got == (ssize_t)len)
+        return 0;
+    if (got < 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
+        cma_ok = 0;
+        return FY_XPORT_NOTSUP;
+    }
+    /* A short read (or EINTR): the rest piece by piece. */
+    size_t skip = got > 0 ? (size_t)got : 0, at = 0;
+    for (int i = 0; i < n; i++) {
+        size_t k = riov[i].iov_len;
+        if (skip < k) {
+            int rc = fy_shm_get(src, (uint64_t)(uintptr_t)riov[i].iov_base + skip,
+                                (char *)dst + at + skip, k - skip);
+            if (rc != 0)
+                return rc;
+            skip = 0;
+        } else {
+            skip -= k;
+        }
+        at += k;
+    }
+    return 0;
+}
+
 int fy_shm_cma_usable(void)
 {
     return cma_ok;
