@@ -210,21 +210,34 @@ static void strided(int blen, const char *mode)
 }
 
 /* The sender stays out of MPI (no progress at all) until its receiver has the message: the
- * receiver must move every byte alone. A file in the working directory says when. */
+ * receiver must move every byte alone. Files in /tmp named after the job (rank 0's pid, sent
+ * to all) say when: the receiver starts once the sender's MPI_Isend has returned (it may poll
+ * once), the sender comes back once the receiver has everything. */
+static long job_token;
 static void sender_away(const char *mode)
 {
     size_t n = 8 * 1024 * 1024 + 3;
     char *b = xmalloc(n);
     char flag[64];
-    snprintf(flag, sizeof flag, "got.%d", sender ? mt_rank + 1 : mt_rank);
+    char sent[64];
+    snprintf(flag, sizeof flag, "/tmp/fy-rndv-%ld-got.%d", job_token, sender ? mt_rank + 1 : mt_rank);
+    snprintf(sent, sizeof sent, "/tmp/fy-rndv-%ld-sent.%d", job_token, sender ? mt_rank + 1 : mt_rank);
     if (sender) {
         mt_fill(b, n, 41);
         MPI_Request rq;
         MPI_OK(MPI_Isend(b, (int)n, MPI_BYTE, peer, 6, MPI_COMM_WORLD, &rq));
+        /* The receiver starts only now: MPI_Isend itself may poll once. */
+        FILE *f = fopen(sent, "w");
+        if (f)
+            fclose(f);
         while (access(flag, F_OK) != 0)
             usleep(1000);
         MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        unlink(flag);
+        unlink(sent);
     } else {
+        while (access(sent, F_OK) != 0)
+            usleep(1000);
         counts_t c0 = now();
         memset(b, 0, n);
         MPI_OK(MPI_Recv(b, (int)n, MPI_BYTE, peer, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
@@ -287,6 +300,8 @@ int main(int argc, char **argv)
     }
     const char *mode = getenv("FY_TEST_RNDV_EXPECT");
     const char *want_push = getenv("FY_TEST_EXPECT_PUSH");
+    job_token = (long)getpid();
+    MPI_OK(MPI_Bcast(&job_token, 1, MPI_LONG, 0, MPI_COMM_WORLD));
     peer = mt_rank ^ 1;
     paired = peer < mt_size;
     sender = (mt_rank & 1) == 0;
