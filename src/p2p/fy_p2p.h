@@ -56,6 +56,10 @@ extern int (*fy_progress_hook)(void);
  * Called with the library lock held; the lock is dropped while sleeping. */
 void fy_wait_until(bool (*done)(void *), void *arg);
 void fy_wait_req(fy_req_t *r);
+/* For the wait policy: whether r is a send that copies part of its own message while its
+ * waiter polls (a split rendezvous: polling makes it finish sooner, sleeping leaves the copy
+ * to the receiver). */
+bool fy_p2p_send_helps(const fy_req_t *r);
 
 /* Tunables, chosen at init from the machine and the environment (p2p_thresholds.c). */
 enum { FY_RNDV_AUTO, FY_RNDV_STREAM, FY_RNDV_CMA, FY_RNDV_SPLIT }; /* FERRY_RNDV's words */
@@ -63,5 +67,6 @@ extern size_t fy_eager_max;
 extern int fy_rndv_mode;     /* FY_RNDV_STREAM, _CMA or _SPLIT (auto resolved) */
 extern size_t fy_frag_max;   /* largest DATA fragment */
 extern size_t fy_rndv_chunk; /* the unit a split rendezvous claims */
+extern bool fy_rndv_help_always; /* FERRY_RNDV=split: the sender helps even when preempted */
 
 #endif
