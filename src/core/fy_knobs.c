@@ -39,9 +39,8 @@ const fy_knob_t fy_knobs[FY_KNOB_N] = {
     [FY_KNOB_RNDV] = {"FERRY_RNDV", FY_KNOB_WORD, rndv_words, 0,
                       "large messages: split (the receiver pulls chunks with process_vm_readv "
                       "from the back while a running sender pushes from the front with "
-                      "process_vm_writev, whenever it runs), cma (the receiver alone, one "
-                      "process_vm_readv), stream (DATA fragments through the rings), auto (split, "
-                      "the sender helping only while it is not being preempted; stream where "
+                      "process_vm_writev), cma (the receiver alone, one process_vm_readv), "
+                      "stream (DATA fragments through the rings), auto (split; stream where "
                       "single copy is refused)",
                       TUNER, MPI_T_SCOPE_LOCAL, FY_KGROUP_P2P},
     [FY_KNOB_FRAG] = {"FERRY_FRAG", FY_KNOB_NUMBER, NULL, FY_KNOB_AUTO,

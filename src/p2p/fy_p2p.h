@@ -67,6 +67,5 @@ extern size_t fy_eager_max;
 extern int fy_rndv_mode;     /* FY_RNDV_STREAM, _CMA or _SPLIT (auto resolved) */
 extern size_t fy_frag_max;   /* largest DATA fragment */
 extern size_t fy_rndv_chunk; /* the unit a split rendezvous claims */
-extern bool fy_rndv_help_always; /* FERRY_RNDV=split: the sender helps even when preempted */
 
 #endif

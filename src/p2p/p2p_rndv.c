@@ -17,8 +17,6 @@
  * its last claim attempt (it tries for the next chunk before counting the one it copied), so
  * the total cannot be reached, nor the slot reused, while it may still touch it. */
 #include <stdlib.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "fy_err.h"
 #include "fy_p2p_stats.h"
@@ -139,29 +137,6 @@ static bool push(fy_req_t *r, fy_rndv_slot_t *s, uint64_t raddr)
     return true;
 }
 
-/* Whether a running sender should copy its half now. Its help is worth ~10-20% where both
- * processes have a core, but a sender preempted in the middle of a chunk it took makes the
- * receiver wait a whole time slice for it (on a busy machine 8-32 MiB windows fell to a third).
- * A process that is being preempted (its count of involuntary context switches moved within
- * the last 20 ms) leaves the copy to the receiver. FERRY_RNDV=split (set, not auto) always
- * helps. */
-static bool sender_may_help(void)
-{
-    static long last_ivcsw = -1;
-    static int64_t last_preempt;
-    struct rusage ru;
-    if (getrusage(RUSAGE_THREAD, &ru) != 0)
-        return false;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-    if (ru.ru_nivcsw != last_ivcsw) {
-        last_ivcsw = ru.ru_nivcsw;
-        last_preempt = now;
-    }
-    return now - last_preempt > 20 * 1000 * 1000;
-}
-
 int fy_p2p_split_progress(void)
 {
     int n = 0;
@@ -175,8 +150,7 @@ int fy_p2p_split_progress(void)
         }
         /* Nothing more for the sender to do after one pass: out of the list either way. */
         pushing[i] = pushing[--fy_split_pushing];
-        if (fy_rndv_help_always || sender_may_help())
-            push(r, s, raddr);
+        push(r, s, raddr);
         n++;
     }
     return n;

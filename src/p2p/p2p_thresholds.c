@@ -9,7 +9,6 @@ size_t fy_eager_max;
 int fy_rndv_mode;
 size_t fy_frag_max = 64 * 1024;
 size_t fy_rndv_chunk = 256 * 1024;
-bool fy_rndv_help_always;
 
 static size_t clamp(size_t v, size_t lo, size_t hi)
 {
@@ -43,7 +42,6 @@ void fy_p2p_thresholds(bool oversubscribed, size_t ring_payload)
      * rendezvous needs neither side to wait for the other, so it is the default wherever
      * single copy is allowed; otherwise the message streams whatever the mode says. */
     int rv = fy_knob_word(FY_KNOB_RNDV, FY_RNDV_AUTO);
-    fy_rndv_help_always = rv == FY_RNDV_SPLIT; /* asked for: the sender copies whenever it runs */
     if (rv == FY_RNDV_AUTO)
         rv = FY_RNDV_SPLIT;
     (void)oversubscribed;
