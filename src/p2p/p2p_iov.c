@@ -158,7 +158,8 @@ int fy_p2p_iov_pull(fy_req_t *r, const fy_hdr_t *h)
     for (uint64_t e = 0; left > 0; e++)
         for (size_t j = 1; j < nt && left > 0; j++) {
             uint64_t k = tab[j].len < left ? tab[j].len : left;
-            riov[n].iov_base = (void *)(uintptr_t)(base + (uint64_t)((int64_t)e * extent + tab[j].off));
+            int64_t at_elem = (int64_t)e * extent + tab[j].off;
+            riov[n].iov_base = (void *)(uintptr_t)(base + (uint64_t)at_elem);
             riov[n].iov_len = k;
             left -= k;
             if (++n == IOV_BATCH || left == 0) {

@@ -224,8 +224,9 @@ static void sender_away(const char *mode)
     char *b = xmalloc(n);
     char flag[64];
     char sent[64];
-    snprintf(flag, sizeof flag, "/tmp/fy-rndv-%ld-got.%d", job_token, sender ? mt_rank + 1 : mt_rank);
-    snprintf(sent, sizeof sent, "/tmp/fy-rndv-%ld-sent.%d", job_token, sender ? mt_rank + 1 : mt_rank);
+    int recv_rank = sender ? mt_rank + 1 : mt_rank;
+    snprintf(flag, sizeof flag, "/tmp/fy-rndv-%ld-got.%d", job_token, recv_rank);
+    snprintf(sent, sizeof sent, "/tmp/fy-rndv-%ld-sent.%d", job_token, recv_rank);
     if (sender) {
         mt_fill(b, n, 41);
         MPI_Request rq;
