@@ -13,7 +13,20 @@
 #include "fy_select.h"
 #include "mpit.h"
 
-enum kind { MSGS_SENT, BYTES_SENT, MSGS_RECV, BYTES_RECV, RNDV, UNEXP_LEN, UNEXP_HWM, WAIT, PICKS };
+enum kind {
+    MSGS_SENT,
+    BYTES_SENT,
+    MSGS_RECV,
+    BYTES_RECV,
+    RNDV,
+    RNDV_PULLED,
+    RNDV_PUSHED,
+    RNDV_STREAMED,
+    UNEXP_LEN,
+    UNEXP_HWM,
+    WAIT,
+    PICKS
+};
 
 typedef struct {
     char name[64];
@@ -68,6 +81,13 @@ void fy_mpit_pvar_init(void)
     }
     add(RNDV, C, 0, FY_TCAT_P2P, "rndv_sends",
         "messages this process sent by rendezvous (above FERRY_EAGER_MAX, or not inline)");
+    add(RNDV_PULLED, C, 0, FY_TCAT_P2P, "rndv_bytes_pulled",
+        "rendezvous bytes this process read from the sender with single copy (process_vm_readv)");
+    add(RNDV_PUSHED, C, 0, FY_TCAT_P2P, "rndv_bytes_pushed",
+        "rendezvous bytes this process, sending, wrote into the receiver's buffer "
+        "(process_vm_writev: its half of a split rendezvous)");
+    add(RNDV_STREAMED, C, 0, FY_TCAT_P2P, "rndv_bytes_streamed",
+        "rendezvous bytes this process received streamed through the rings (DATA fragments)");
     add(UNEXP_LEN, MPI_T_PVAR_CLASS_LEVEL, 0, FY_TCAT_P2P, "unexpected_length",
         "messages that arrived before their receive and wait in the unexpected queues now");
     add(UNEXP_HWM, MPI_T_PVAR_CLASS_HIGHWATERMARK, 0, FY_TCAT_P2P, "unexpected_highwater",
@@ -124,6 +144,9 @@ static uint64_t raw(const pvar_t *p)
     case MSGS_RECV: return s->msgs_recv[p->xp];
     case BYTES_RECV: return s->bytes_recv[p->xp];
     case RNDV: return s->rndv_sent;
+    case RNDV_PULLED: return s->rndv_pulled;
+    case RNDV_PUSHED: return s->rndv_pushed;
+    case RNDV_STREAMED: return s->rndv_streamed;
     case UNEXP_LEN: return s->unexp_len;
     case UNEXP_HWM: return s->unexp_hwm;
     case WAIT: return s->wait_ns;

@@ -10,7 +10,7 @@
 #include "mpi.h"
 
 static const char *const wait_words[] = {"auto", "spin", "block", NULL};
-static const char *const rndv_words[] = {"auto", "stream", "cma", NULL};
+static const char *const rndv_words[] = {"auto", "stream", "cma", "split", NULL};
 static const char *const queue_words[] = {"auto", "pair", "inbox", NULL};
 static const char *const calibrate_words[] = {"cache", "recalibrate", "skip", NULL};
 
@@ -34,18 +34,22 @@ const fy_knob_t fy_knobs[FY_KNOB_N] = {
                        "outnumber cores)",
                        TUNER, MPI_T_SCOPE_LOCAL, FY_KGROUP_WAIT},
     [FY_KNOB_EAGER_MAX] = {"FERRY_EAGER_MAX", FY_KNOB_NUMBER, NULL, FY_KNOB_AUTO,
-                           "largest message sent inline, in bytes (default: 64 KiB, less with "
-                           "small rings)",
+                           "largest message sent inline, in bytes (default: a sixteenth of the L2 "
+                           "cache, 16-128 KiB, at most a quarter of a ring)",
                            MPI_T_VERBOSITY_USER_BASIC, MPI_T_SCOPE_ALL_EQ, FY_KGROUP_P2P},
     [FY_KNOB_RNDV] = {"FERRY_RNDV", FY_KNOB_WORD, rndv_words, 0,
-                      "large messages: stream (through the rings), cma (one process_vm_readv "
-                      "copy), auto (stream when every rank has a core and rings are large)",
+                      "large messages: split (the receiver pulls chunks with process_vm_readv "
+                      "from the back while a running sender pushes from the front with "
+                      "process_vm_writev), cma (the receiver alone, one process_vm_readv), "
+                      "stream (DATA fragments through the rings), auto (split; stream where "
+                      "single copy is refused)",
                       TUNER, MPI_T_SCOPE_LOCAL, FY_KGROUP_P2P},
-    [FY_KNOB_FRAG] = {"FERRY_FRAG", FY_KNOB_NUMBER, NULL, 64 * 1024,
-                      "fragment size in bytes when a large message streams through a ring", TUNER,
+    [FY_KNOB_FRAG] = {"FERRY_FRAG", FY_KNOB_NUMBER, NULL, FY_KNOB_AUTO,
+                      "fragment size in bytes when a large message streams through a ring, and "
+                      "chunk size of a split rendezvous (default: from the L2 cache size)", TUNER,
                       MPI_T_SCOPE_LOCAL, FY_KGROUP_P2P},
     [FY_KNOB_CMA] = {"FERRY_CMA", FY_KNOB_NUMBER, NULL, 1,
-                     "0 disables single-copy transfers (process_vm_readv)", TUNER,
+                     "0 disables single-copy transfers (process_vm_readv/writev)", TUNER,
                      MPI_T_SCOPE_LOCAL, FY_KGROUP_P2P},
     [FY_KNOB_SHM_RING] = {"FERRY_SHM_RING", FY_KNOB_NUMBER, NULL, FY_KNOB_AUTO,
                           "bytes per shared-memory ring, one per ordered pair of ranks (default: "

@@ -2,9 +2,11 @@
  *
  * Eager: a message of at most eager_max bytes travels inline in one record; the sender's
  * request completes at once (or on ACK for a synchronous send). Rendezvous: the sender
- * announces its buffer (RTS); the matching receiver copies it in one step through the
- * transport's get (process_vm_readv on shared memory, memcpy to self) and answers FIN; where
- * get is refused, the receiver answers CTS and the sender streams DATA fragments.
+ * announces its buffer (RTS); the matching receiver copies it through the transport's get
+ * (process_vm_readv on shared memory, memcpy to self) and answers FIN. A split rendezvous
+ * (p2p_rndv.c) lets a running sender copy from the other end at the same time, so whichever
+ * side runs finishes the message; where get is refused, the receiver answers CTS and the
+ * sender streams DATA fragments.
  */
 #ifndef FY_P2P_H
 #define FY_P2P_H
@@ -54,10 +56,16 @@ extern int (*fy_progress_hook)(void);
  * Called with the library lock held; the lock is dropped while sleeping. */
 void fy_wait_until(bool (*done)(void *), void *arg);
 void fy_wait_req(fy_req_t *r);
+/* For the wait policy: whether r is a send that copies part of its own message while its
+ * waiter polls (a split rendezvous: polling makes it finish sooner, sleeping leaves the copy
+ * to the receiver). */
+bool fy_p2p_send_helps(const fy_req_t *r);
 
-/* Tunables, read at init from the environment. */
+/* Tunables, chosen at init from the machine and the environment (p2p_thresholds.c). */
+enum { FY_RNDV_AUTO, FY_RNDV_STREAM, FY_RNDV_CMA, FY_RNDV_SPLIT }; /* FERRY_RNDV's words */
 extern size_t fy_eager_max;
-extern bool fy_rndv_stream; /* rendezvous streams DATA through the ring instead of CMA */
-extern size_t fy_frag_max;  /* largest DATA fragment */
+extern int fy_rndv_mode;     /* FY_RNDV_STREAM, _CMA or _SPLIT (auto resolved) */
+extern size_t fy_frag_max;   /* largest DATA fragment */
+extern size_t fy_rndv_chunk; /* the unit a split rendezvous claims */
 
 #endif

@@ -13,6 +13,10 @@ typedef struct fy_p2p_stats {
     uint64_t msgs_sent[FY_XP_N], bytes_sent[FY_XP_N];
     uint64_t msgs_recv[FY_XP_N], bytes_recv[FY_XP_N];
     uint64_t rndv_sent; /* messages sent by rendezvous (RTS) */
+    /* Which path moved rendezvous bytes: read by the receiver with single copy, written by a
+     * running sender into the receiver (split rendezvous), streamed through the rings (counted
+     * by the receiver). */
+    uint64_t rndv_pulled, rndv_pushed, rndv_streamed;
     uint64_t unexp_len; /* messages now in the unexpected queues */
     uint64_t unexp_hwm; /* the most there ever were */
     uint64_t wait_ns;   /* time in fy_wait_* while `timing` */

@@ -41,6 +41,8 @@ enum {
     FY_PS_STREAM,     /* rendezvous fallback: DATA fragments left to send */
     FY_PS_CTRL,       /* an internal control record (ACK/FIN/CTS) that found the queue full */
 };
+/* A send holding a split-rendezvous slot has FY_MSGF_SPLIT in r->hdr.flags and the slot in
+ * r->hdr.frag (r->hdr is otherwise unused by sends; fy_p2p_isend clears the flags). */
 
 typedef struct fy_peer {
     const fy_xport_ops_t *ops;
@@ -85,8 +87,35 @@ void fy_p2p_on_cancel_ack(const fy_hdr_t *h);
 /* Incoming messages and DATA for the receive side. */
 void fy_p2p_on_message(const fy_hdr_t *h, const void *payload);
 void fy_p2p_on_data(const fy_hdr_t *h, const void *payload);
+/* Takes a send off its peer's list of sends waiting for an answer. */
+void fy_p2p_inflight_remove(fy_req_t *r);
 /* Finishes a send request (completion, buffered/internal cleanup). */
 void fy_p2p_send_done(fy_req_t *r);
+
+/* Chooses eager max, rendezvous mode, fragment and chunk sizes (p2p_thresholds.c). */
+void fy_p2p_thresholds(bool oversubscribed, size_t ring_payload);
+
+/* Split rendezvous (p2p_rndv.c). Sender: takes a slot for r if it can (sets h's flag and
+ * slot); gives it back when the send ends. Receiver: pulls r's message from the back, with a
+ * running sender pushing from the front; 0 when started or done (the request completes here
+ * or on RDONE), else the transport's refusal (nothing copied, answer CTS). */
+void fy_p2p_split_offer(fy_req_t *r, fy_hdr_t *h);
+void fy_p2p_split_release(fy_req_t *r);
+int fy_p2p_split_pull(fy_req_t *r, const fy_hdr_t *h);
+void fy_p2p_on_rdone(const fy_hdr_t *h);
+/* Sends waiting for their receiver to publish its buffer: progress pushes their chunks. */
+extern int fy_split_pushing;
+int fy_p2p_split_progress(void);
+/* Non-contiguous rendezvous read by the receiver (p2p_iov.c): the sender offers its type's run
+ * table (sets FY_MSGF_IOV in r->hdr.flags, entry in r->hdr.frag) and releases it when the send
+ * ends; the receiver reads the message (0) or gets the transport's refusal (answer CTS). */
+void fy_p2p_iov_offer(fy_req_t *r, fy_hdr_t *h);
+void fy_p2p_iov_release(fy_req_t *r);
+int fy_p2p_iov_pull(fy_req_t *r, const fy_hdr_t *h);
+void fy_p2p_iov_fini(void);
+
+/* The receive side completes a request with `got` bytes. */
+void fy_p2p_recv_finish(fy_req_t *r, size_t got);
 
 /* Buffers for unexpected eager payloads: a free list of eager_max-sized blocks. */
 void *fy_ubuf_get(size_t len);

@@ -28,6 +28,7 @@ static void deliver(const fy_hdr_t *h, const void *payload)
     case FY_MSG_DATA: fy_p2p_on_data(h, payload); break;
     case FY_MSG_CANCEL: fy_p2p_on_cancel(h); break;
     case FY_MSG_CANCEL_ACK: fy_p2p_on_cancel_ack(h); break;
+    case FY_MSG_RDONE: fy_p2p_on_rdone(h); break;
     default: fy_fatal(MPI_ERR_INTERN, "corrupt record in a shared-memory queue");
     }
 }
@@ -68,23 +69,7 @@ int fy_p2p_init(void)
         fy_peers[i].max_payload = fy_peers[i].ops->max_payload();
     }
     int oversubscribed = fy_rt.size > online_cpus();
-    size_t ring_payload = fy_rt.size > 1 ? fy_xport_shm.max_payload() : 0;
-    /* Eager up to 64 KiB, or an eighth of a small ring, so that a burst of early messages
-     * does not fill it. */
-    size_t eager = 64 * 1024;
-    while (ring_payload && eager > 1024 && eager > ring_payload / 4)
-        eager /= 2;
-    fy_eager_max = (size_t)fy_knob_number(FY_KNOB_EAGER_MAX, (long)eager);
-    /* Rendezvous: stream through the ring (two copies, pipelined, at memcpy speed) when the
-     * ring is large and every rank has a core; else one process_vm_readv copy, which costs
-     * the sender no CPU. FERRY_RNDV=cma|stream overrides. */
-    enum { RNDV_AUTO, RNDV_STREAM, RNDV_CMA }; /* the order of the knob's words */
-    int rv = fy_knob_word(FY_KNOB_RNDV, RNDV_AUTO);
-    if (rv == RNDV_AUTO)
-        rv = !oversubscribed && ring_payload >= 256 * 1024 ? RNDV_STREAM : RNDV_CMA;
-    fy_knob_settle(FY_KNOB_RNDV, rv);
-    fy_rndv_stream = rv == RNDV_STREAM;
-    fy_frag_max = (size_t)fy_knob_number(FY_KNOB_FRAG, 64 * 1024);
+    fy_p2p_thresholds(oversubscribed, fy_rt.size > 1 ? fy_xport_shm.max_payload() : 0);
 
     wait_oversubscribed = oversubscribed;
     apply_wait();
@@ -104,6 +89,7 @@ void fy_p2p_threads_on(void)
 void fy_p2p_fini(void)
 {
     fy_p2p_recv_fini();
+    fy_p2p_iov_fini();
     fy_bsend_fini();
     fy_p2p_gone_fini();
     free(fy_peers);
@@ -121,6 +107,8 @@ int fy_progress(void)
     int n = fy_shm_progress();
     if (fy_pending_total)
         n += fy_p2p_drain_pending();
+    if (fy_split_pushing) /* large sends whose receiver may be waiting for our half */
+        n += fy_p2p_split_progress();
     int (*hook)(void) = fy_progress_hook;
     if (hook)
         n += hook();

@@ -37,6 +37,7 @@ static inline void land(fy_req_t *r, size_t off, const void *src, size_t n)
 enum { BOUNCE = 256 * 1024 };
 static int remote_read(fy_peer_t *p, int src, uint64_t addr, fy_req_t *r, size_t n)
 {
+    fy_p2p_stats.rndv_pulled += n;
     if (r->dt->contig)
         return p->ops->get(src, addr, (char *)r->buf + r->dt->lb, n);
     static unsigned char *bounce;
@@ -52,7 +53,7 @@ static int remote_read(fy_peer_t *p, int src, uint64_t addr, fy_req_t *r, size_t
     return 0;
 }
 
-static void recv_finish(fy_req_t *r, size_t got)
+void fy_p2p_recv_finish(fy_req_t *r, size_t got)
 {
     r->status.count_lo = (int)(got & 0xffffffffu);
     r->status.count_hi_and_cancelled = (int)((got >> 32) & 0x7fffffff);
@@ -88,21 +89,32 @@ static void deliver_matched(fy_req_t *r, const fy_hdr_t *h, const void *payload)
             fy_hdr_t ack = {.kind = FY_MSG_ACK, .sreq = h->sreq, .world_src = fy_rt.rank};
             fy_p2p_send_ctrl(h->world_src, &ack);
         }
-        recv_finish(r, n);
+        fy_p2p_recv_finish(r, n);
         return;
     }
-    /* Rendezvous: one remote copy, unless streaming is preferred (or the copy is refused). */
+    /* Rendezvous: split between both sides when the sender offered it and the whole
+     * message lands in one block here; else one remote copy, unless streaming is preferred
+     * (or the copy is refused). */
     fy_peer_t *p = &fy_peers[h->world_src];
     int rc = FY_XPORT_NOTSUP;
-    if (n == 0) {
+    if ((h->flags & FY_MSGF_SPLIT) && n == h->len && r->dt->contig && n > 0) {
+        rc = fy_p2p_split_pull(r, h);
+        if (rc == 0)
+            return; /* completes there, or on the sender's RDONE */
+    } else if ((h->flags & FY_MSGF_IOV) && n == h->len && r->dt->contig && n > 0) {
+        rc = fy_p2p_iov_pull(r, h); /* a non-contiguous sender's pieces, read remotely */
+    } else if (n == 0) {
         rc = 0;
-    } else if (!(h->flags & FY_MSGF_STREAM) && (!fy_rndv_stream || p->ops == &fy_xport_self)) {
+    } else if (!(h->flags & FY_MSGF_STREAM) &&
+               (fy_rndv_mode != FY_RNDV_STREAM || p->ops == &fy_xport_self)) {
         rc = remote_read(p, h->world_src, h->addr, r, n);
+        if (rc != 0)
+            fy_p2p_stats.rndv_pulled -= n;
     }
     if (rc == 0) {
         fy_hdr_t fin = {.kind = FY_MSG_FIN, .sreq = h->sreq, .world_src = fy_rt.rank};
         fy_p2p_send_ctrl(h->world_src, &fin);
-        recv_finish(r, n);
+        fy_p2p_recv_finish(r, n);
         return;
     }
     /* Streaming fallback: remember the whole length; DATA beyond the buffer is dropped. */
@@ -119,11 +131,12 @@ void fy_p2p_on_data(const fy_hdr_t *h, const void *payload)
 {
     fy_req_t *r = (fy_req_t *)(uintptr_t)h->rreq;
     size_t off = (size_t)h->addr, len = h->frag;
+    fy_p2p_stats.rndv_streamed += len;
     if (off < r->bytes)
         land(r, off, payload, off + len <= r->bytes ? len : r->bytes - off);
     r->streamed += len;
     if (r->streamed == r->hdr.len)
-        recv_finish(r, r->hdr.len < r->bytes ? (size_t)r->hdr.len : r->bytes);
+        fy_p2p_recv_finish(r, r->hdr.len < r->bytes ? (size_t)r->hdr.len : r->bytes);
 }
 
 int fy_posted_total;

@@ -12,10 +12,6 @@
 fy_peer_t *fy_peers;
 int fy_pending_total;
 int fy_inflight_total;
-size_t fy_eager_max;
-bool fy_rndv_stream;
-size_t fy_frag_max = 64 * 1024;
-
 
 /* A message is one block of bytes (contiguous type, or a buffered send's packed copy), or is
  * packed from the user's layout piece by piece as it goes out. */
@@ -72,6 +68,10 @@ static void make_header(const fy_req_t *r, fy_hdr_t *h)
 
 void fy_p2p_send_done(fy_req_t *r)
 {
+    if (r->hdr.flags & FY_MSGF_SPLIT)
+        fy_p2p_split_release(r);
+    else if (r->hdr.flags & FY_MSGF_IOV)
+        fy_p2p_iov_release(r);
     if (r->internal) { /* a buffered send: the user's request completed long ago */
         fy_bsend_release(r);
         fy_req_free(r);
@@ -92,7 +92,7 @@ static void inflight_add(fy_req_t *r)
     fy_inflight_total++;
 }
 
-static void inflight_remove(fy_req_t *r)
+void fy_p2p_inflight_remove(fy_req_t *r)
 {
     fy_queue_remove(&fy_peers[r->world_peer].inflight, r);
     fy_inflight_total--;
@@ -103,6 +103,10 @@ static int try_first_record(fy_req_t *r)
 {
     fy_hdr_t h;
     make_header(r, &h);
+    if (h.kind == FY_MSG_RTS && source_is_block(r))
+        fy_p2p_split_offer(r, &h); /* kept across retries: the slot is taken once */
+    else if (h.kind == FY_MSG_RTS)
+        fy_p2p_iov_offer(r, &h);
     /* The state must be set before the send: the self transport delivers, and may answer,
      * inside the call. */
     r->pstate = h.kind == FY_MSG_RTS ? FY_PS_WAIT_FIN : (h.flags ? FY_PS_WAIT_ACK : 0);
@@ -111,7 +115,7 @@ static int try_first_record(fy_req_t *r)
     int rc = send_payload(r, &h, 0, h.kind == FY_MSG_EAGER ? r->bytes : 0);
     if (rc != 0) {
         if (r->pstate)
-            inflight_remove(r);
+            fy_p2p_inflight_remove(r);
         r->pstate = FY_PS_QUEUED;
         return rc;
     }
@@ -157,6 +161,7 @@ static void enqueue_pending(int dst, fy_req_t *r)
 int fy_p2p_isend(fy_req_t *r)
 {
     r->bytes = fy_dtype_bytes(r->dt, r->count);
+    r->hdr.flags = 0; /* no split-rendezvous slot yet */
     if (r->peer == MPI_PROC_NULL) {
         fy_p2p_send_done(r);
         return MPI_SUCCESS;
@@ -190,14 +195,18 @@ void fy_p2p_send_ctrl(int dst, const fy_hdr_t *h)
 void fy_p2p_on_ack_or_fin(const fy_hdr_t *h)
 {
     fy_req_t *r = (fy_req_t *)(uintptr_t)h->sreq;
-    inflight_remove(r);
+    fy_p2p_inflight_remove(r);
     fy_p2p_send_done(r);
 }
 
 void fy_p2p_on_cts(const fy_hdr_t *h)
 {
     fy_req_t *r = (fy_req_t *)(uintptr_t)h->sreq;
-    inflight_remove(r);
+    fy_p2p_inflight_remove(r);
+    if (r->hdr.flags & FY_MSGF_SPLIT) /* the receiver cannot read us: no slot needed */
+        fy_p2p_split_release(r);
+    else if (r->hdr.flags & FY_MSGF_IOV)
+        fy_p2p_iov_release(r);
     r->rreq = h->rreq;
     r->streamed = 0;
     r->pstate = FY_PS_STREAM;
@@ -276,7 +285,7 @@ void fy_p2p_on_cancel_ack(const fy_hdr_t *h)
     fy_req_t *r = (fy_req_t *)(uintptr_t)h->sreq;
     /* Not withdrawn: the receiver matched it, and its ACK/FIN completes the request. */
     if (h->flags & FY_MSGF_CANCELLED) {
-        inflight_remove(r);
+        fy_p2p_inflight_remove(r);
         complete_cancelled(r);
     }
 }
@@ -292,7 +301,7 @@ void fy_p2p_send_fail_gone(int w, const char *why)
     while (r) {
         fy_req_t *next = r->next;
         if ((r->ctx & 1) == 0) {
-            inflight_remove(r);
+            fy_p2p_inflight_remove(r);
             fy_err_set(MPI_ERR_OTHER,
                        "MPI_Send: rank %d (world rank %d) %s; a message of %zu bytes (tag %d) to "
                        "it can never be delivered",

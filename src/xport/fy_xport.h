@@ -21,10 +21,23 @@ enum {
     FY_MSG_ACK,        /* receiver matched a synchronous eager message */
     FY_MSG_CANCEL,     /* sender asks to withdraw an unmatched message (sreq) */
     FY_MSG_CANCEL_ACK, /* answer: FY_MSGF_CANCELLED set when it was withdrawn */
+    FY_MSG_RDONE,      /* split rendezvous: the sender copied the last chunk (rreq) */
 };
 /* FY_MSGF_STREAM on an RTS: the sender's data is not one contiguous block (a derived type),
  * so it cannot be read remotely; the receiver answers CTS and the sender packs fragments. */
-enum { FY_MSGF_SYNC = 1, FY_MSGF_CANCELLED = 2, FY_MSGF_STREAM = 4 };
+/* FY_MSGF_SPLIT on an RTS: the sender holds rendezvous slot `frag` in the receiver's table
+ * (fy_rndv_slot_t), so both sides may copy: the receiver pulls chunks from the back, a running
+ * sender pushes from the front (docs/DESIGN.md, "Split rendezvous"). */
+/* FY_MSGF_IOV on an RTS (with FY_MSGF_STREAM): a non-contiguous sender's run table is at
+ * `addr` (`frag` entries) and its first element at `rreq`; a receiver that can read remotely
+ * reads the message piece by piece (p2p_iov.c), else it answers CTS. */
+enum {
+    FY_MSGF_SYNC = 1,
+    FY_MSGF_CANCELLED = 2,
+    FY_MSGF_STREAM = 4,
+    FY_MSGF_SPLIT = 8,
+    FY_MSGF_IOV = 16
+};
 
 /* 56 bytes: fits one cache line with the record's framing. */
 typedef struct fy_hdr {
@@ -83,6 +96,33 @@ int fy_shm_progress(void);
 void fy_shm_sleep_prepare(void);
 void fy_shm_sleep(int timeout_ms);
 void fy_shm_sleep_done(void);
+/* Split rendezvous (shm_cma.c): a slot per large message in flight, in the receiver's table
+ * in the shared segment. The sender takes one (fy_shm_rndv_take, -1 when all are taken: the
+ * message then goes as a plain rendezvous), fills len/chunk/claim, and frees it when its send
+ * completes. `claim` holds two chunk indices: low 32 bits, the next chunk from the front (the
+ * sender's); high 32 bits, the end of the chunks nobody has taken (the receiver takes the one
+ * below it). Both change it only by compare-and-swap while front < end, so every chunk is
+ * copied exactly once by whichever side takes it. `done` counts bytes copied; `raddr` is 0
+ * until the receiver has matched and published its buffer (and `rreq`). */
+typedef struct fy_rndv_slot {
+    _Alignas(64) _Atomic uint64_t claim;
+    _Atomic uint64_t done;
+    _Atomic uint64_t raddr;
+    uint64_t rreq;
+    uint64_t len, chunk;
+} fy_rndv_slot_t;
+int fy_shm_rndv_take(int dst);
+void fy_shm_rndv_give(int dst, int slot);
+fy_rndv_slot_t *fy_shm_rndv_slot(int dst, int slot);
+/* Copies len bytes from src to raddr in world rank dst's memory (process_vm_writev). 0, or
+ * FY_XPORT_NOTSUP when the kernel refuses. */
+int fy_shm_put(int dst, uint64_t raddr, const void *src, size_t len);
+/* Reads the n remote pieces riov (struct iovec) of world rank src into dst, len bytes in all. */
+struct iovec;
+int fy_shm_getv(int src, const struct iovec *riov, int n, void *dst, size_t len);
+/* Whether single copy is allowed (not FERRY_CMA=0, not yet refused by the kernel). */
+int fy_shm_cma_usable(void);
+
 /* Rings our own doorbell, for a thread that completed another thread's request. */
 void fy_shm_wake_self(void);
 /* Leaving: this rank has entered MPI_Finalize and will send (after what is already queued)

@@ -199,6 +199,8 @@ static void layout(fy_shm_t *s, int inbox, uint32_t ring_bytes, size_t *bells_of
     s->coll_stride = fy_shm_coll_stride(s->n, s->coll_area);
     if (s->coll_slots)
         s->bytes += 4096 + s->coll_stride * s->coll_slots;
+    s->rndv_off = round_up(s->bytes, 4096);
+    s->bytes = s->rndv_off + round_up(FY_SHM_RNDV_STRIDE * (size_t)s->n, 4096);
 }
 
 static int map(fy_shm_t *s, int fd, size_t bells_off, size_t rings_off)
@@ -217,6 +219,7 @@ static int map(fy_shm_t *s, int fd, size_t bells_off, size_t rings_off)
         s->coll = (fy_shm_coll_t *)pool;
         s->coll_base = pool + 4096;
     }
+    s->rndv = (unsigned char *)s->base + s->rndv_off;
     return MPI_SUCCESS;
 }
 

@@ -8,6 +8,8 @@
  *   or inbox[dst] for dst < n            or (wide jobs) one multi-producer queue per receiver
  *   fy_shm_coll_t, then coll_slots slots  shared-memory collectives (src/coll/shm_*.c): a slot
  *                                        per communicator that uses them, page-aligned
+ *   rndv[dst] for dst < n                split rendezvous: a line of taken-slot bits, then
+ *                                        FY_SHM_RNDV_SLOTS fy_rndv_slot_t (shm_cma.c), page-aligned
  * A ring holds records: a fy_hdr_t then its payload, each record starting on a 64-byte
  * boundary. Positions are free-running 64-bit byte counters; a record never wraps: when it
  * does not fit before the end, the producer writes a PAD header and starts again at 0.
@@ -70,6 +72,14 @@ static inline size_t fy_shm_coll_stride(int n, size_t area)
     return fy_shm_coll_ctl_bytes(n) + fy_shm_coll_small_bytes(n) + 2 * (size_t)n * area;
 }
 
+/* Split rendezvous slots per receiver: a large message in flight holds one until its send
+ * completes; more at once to one receiver go as plain (receiver-only) rendezvous. */
+#define FY_SHM_RNDV_SLOTS 31
+typedef struct fy_shm_rndv {
+    _Alignas(FY_CACHELINE) _Atomic uint64_t used; /* bit i: slot i taken */
+} fy_shm_rndv_t;
+#define FY_SHM_RNDV_STRIDE ((size_t)FY_CACHELINE * (1 + FY_SHM_RNDV_SLOTS))
+
 typedef struct fy_bell {
     _Alignas(FY_CACHELINE) atomic_uint seq; /* futex word: bumped by a waking peer */
     atomic_uint sleepers;                   /* threads of this rank in or near futex_wait */
@@ -112,6 +122,8 @@ typedef struct fy_shm {
     unsigned char *coll_base; /* slot i at coll_base + i * coll_stride */
     uint32_t coll_slots, coll_area;
     size_t coll_stride;
+    unsigned char *rndv; /* receiver dst's slot table at rndv + dst * FY_SHM_RNDV_STRIDE */
+    size_t rndv_off;
 } fy_shm_t;
 
 extern fy_shm_t fy_shm;
