@@ -159,7 +159,7 @@ int main(int argc, char **argv)
                    r90 = wbytes / pct[0] / 1e6;
             if (opt.machine)
                 printf("RESULT bench=bandwidth ranks=%d size=%zu value=%.2f unit=MBps status=ok "
-                       "max=%.2f avg=%.2f p10=%.2f p50=%.2f p90=%.2f\n",
+                       "max=%.2f avg=%.2f p10=%.6g p50=%.6g p90=%.6g\n",
                        nranks, size, bytes / median / 1e6, bytes / min / 1e6, bytes / mean / 1e6,
                        r10, r50, r90);
             else

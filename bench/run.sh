@@ -404,6 +404,7 @@ meta loads "$CONDS"
 for c in $CONDS; do meta "load_what_$c" "$(load_what "$c")"; done
 meta footprint_ranks "$FOOTPRINT_RANKS"
 meta footprint_peer_max "$FOOTPRINT_PEER_MAX"
+meta footprint_timeout "$FOOTPRINT_TIMEOUT"
 meta commit "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo none)"
 meta quick "$QUICK"
 meta reps "$REPS"
