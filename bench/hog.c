@@ -22,9 +22,21 @@
 
 #define MEM_BYTES ((size_t)64 << 20)
 
+/* The parent exists and is not a zombie waiting to be reaped. */
 static int parent_alive(pid_t parent)
 {
-    return kill(parent, 0) == 0 || errno == EPERM;
+    if (kill(parent, 0) != 0 && errno != EPERM)
+        return 0;
+    char path[64], buf[256];
+    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)parent);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return 1; /* no /proc: kill() said it exists */
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *close_paren = strrchr(buf, ')'); /* "pid (comm) S ..." */
+    return !(close_paren && close_paren[1] == ' ' && (close_paren[2] == 'Z' || close_paren[2] == 'X'));
 }
 
 static double now_s(void)
