@@ -37,6 +37,8 @@
 #                    QUICK: "2 8 64"); FOOTPRINT_PEER_MAX=N: the peers only up to N ranks (64);
 #                    FOOTPRINT_TIMEOUT=S: the limit of one footprint run (300)
 #   RESULTS_DIR=DIR  where the run's directory is made (default bench/results)
+#   MEASURE_LOCK=F   hold flock(1) on file F during each run (with its hogs) and only then, so
+#                    that benchmarks of several people on one machine take turns run by run
 #
 # Output: bench/results/<timestamp>/{results.json,results.csv,report.md,meta.txt,*.png,logs/}
 # Runs alternate between implementations (ferry, mpich, openmpi, ferry, ...) for each
@@ -283,7 +285,7 @@ load_start() { # condition
     for i in $(seq 1 "$n"); do kinds="$kinds cpu"; done
     for i in $kinds; do
         # $$ is this script: a hog exits by itself once the harness is gone, even after a SIGKILL.
-        HOG_MAX_S=$((TIMEOUT + 60)) "$HOG_BIN" "$i" $$ </dev/null >>"$OUT/logs/hogs.log" 2>&1 &
+        HOG_MAX_S=$((TIMEOUT + 60)) "$HOG_BIN" "$i" $$ </dev/null >>"$OUT/logs/hogs.log" 2>&1 9>&- &
         HOG_PIDS="$HOG_PIDS $!"
     done
     sleep 0.2 # let the scheduler see them before the measurement starts
@@ -314,13 +316,18 @@ run_one() { # impl program np rep cond args...
         $(($(date +%s) - START)) "$impl" "$prog$tag" "$np" "$rep" "$REPS" "$cond" >&2
     local tmo=$TIMEOUT
     [ "$prog" != footprint ] || tmo=$FOOTPRINT_TIMEOUT
+    if [ -n "${MEASURE_LOCK:-}" ]; then
+        exec 9>>"$MEASURE_LOCK"
+        flock 9
+    fi
     load_start "$cond"
     t0=$(date +%s.%N)
     timeout -k 5 "$tmo" "${LAUNCH[@]}" -n "$np" "$OUT/bin-$impl/$prog" -m "$@" \
-        >"$log" 2>&1 </dev/null
+        >"$log" 2>&1 </dev/null 9>&-
     rc=$?
     t1=$(date +%s.%N)
     load_stop
+    [ -z "${MEASURE_LOCK:-}" ] || exec 9>&-
     case $rc in
     0) status=ok ;;
     124 | 137) status=timeout ;;
@@ -437,16 +444,18 @@ meta load_start "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 # Physical limits first (no MPI): the report expresses MPI numbers against them.
 if [ -f "$BENCH_DIR/limits.c" ] && selected limits; then
     say "run.sh: measuring physical limits (bench/limits.c)"
+    [ -z "${MEASURE_LOCK:-}" ] || { exec 9>>"$MEASURE_LOCK"; flock 9; }
     if cc -O2 -std=c11 -Wall -Wextra -pthread -o "$OUT/limits" "$BENCH_DIR/limits.c" \
         >"$OUT/logs/build-limits.log" 2>&1; then
         # shellcheck disable=SC2086
-        timeout -k 5 "$TIMEOUT" "$OUT/limits" -m $LIMITS_ARGS >"$OUT/logs/limits.log" 2>&1
+        timeout -k 5 "$TIMEOUT" "$OUT/limits" -m $LIMITS_ARGS >"$OUT/logs/limits.log" 2>&1 9>&-
         rc=$?
         parse_log 0 none limits 1 1 "$([ $rc = 0 ] && echo ok || echo fail)" 0 \
             <"$OUT/logs/limits.log" >>"$CSV" || say "run.sh: limits failed, see logs/limits.log"
     else
         say "run.sh: limits.c does not build, see logs/build-limits.log"
     fi
+    [ -z "${MEASURE_LOCK:-}" ] || exec 9>&-
 fi
 
 case " $CONDS " in
