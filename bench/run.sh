@@ -11,7 +11,10 @@
 #   bench/ring.c        token ring, at every rank count of RANKS
 #   bench/imb.c         the IMB-style set, at every rank count of RANKS
 #   bench/dtype.c       derived datatypes: pack/unpack vs memcpy, column and cube faces, 2 ranks
-#   bench/apps/*.c      applications, at every rank count of APP_RANKS (1 = speedup base)
+#   bench/apps/*.c      applications, at every rank count of APP_RANKS (1 = speedup base);
+#                       apps/is (NAS-IS-style sort) at every rank count of RANKS
+#   bench/footprint.c   memory of a hello job (PSS, shared memory) at FOOTPRINT_RANKS, once
+#   bench/hog.c         the background load of LOAD= (no MPI)
 #
 # Environment knobs:
 #   QUICK=1          short run (under about 3 minutes): small problems, fewer repetitions
