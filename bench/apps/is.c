@@ -145,7 +145,8 @@ static int iterate(is_state_t *s, int it, double *a2av_sec)
     }
     /* Counting sort: count, prefix sums, place. Keys outside the range (a bug) are kept
      * aside and caught by the verification. */
-    memset(s->count, 0, sizeof(int) * (size_t)(range > 0 ? range : 1));
+    if (range > 0)
+        memset(s->count, 0, sizeof(int) * (size_t)range);
     for (long i = 0; i < total; i++) {
         long k = (long)s->recv[i] - s->lo_key;
         if (k >= 0 && k < range)
