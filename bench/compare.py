@@ -196,8 +196,15 @@ def build_json(rows, meta):
 
 # --- formatting ----------------------------------------------------------------------
 
-def human_size(s, unit):
+# Benchmarks whose size is a count, not bytes (apps/is: the number of keys).
+COUNT_SIZES = ("is.", "is@")
+
+
+def human_size(s, unit, bench=""):
     v = num(s)
+    if bench.startswith(COUNT_SIZES) and v is not None and v == int(v):
+        n = int(v)
+        return f"2^{n.bit_length() - 1} keys" if n & (n - 1) == 0 else f"{n:,} keys"
     if v is None or unit == "s" or v != int(v):
         return str(s)
     n = int(v)
@@ -642,7 +649,7 @@ class Report:
         o.append("| " + " | ".join(head) + " |")
         o.append("|" + "|".join(["---:"] * len(head)) + "|")
         for size in sizes:
-            row = [human_size(size, unit)]
+            row = [human_size(size, unit, bench)]
             row += [self.cell(i, bench, ranks, np, size) for i, _ in IMPLS]
             f = self.median("ferry", bench, ranks, np, size)
             for p, _ in PEERS:
@@ -981,7 +988,7 @@ class Report:
                 for c in conds:
                     sizes |= self.tables[(base if c == "quiet" else f"{base}{LOAD_SEP}{c}", ranks, np)]
                 for size in sorted(sizes, key=size_key):
-                    row = [human_size(size, unit)]
+                    row = [human_size(size, unit, base)]
                     for c in conds:
                         b = base if c == "quiet" else f"{base}{LOAD_SEP}{c}"
                         row += [self.spread_cell(i, b, ranks, np, size) for i, _ in IMPLS]
@@ -1023,7 +1030,7 @@ class Report:
                     worst = r
         if not checked:
             return f"| {text} | not measured | | |"
-        w = f"{fmt_ratio(worst[0])} ({worst[1]}, {human_size(worst[2], self.unit.get(bench, ''))})"
+        w = f"{fmt_ratio(worst[0])} ({worst[1]}, {human_size(worst[2], self.unit.get(bench, ''), bench)})"
         return f"| {text} | {met} of {checked} sizes | {'**met**' if met == checked else 'not met'} | {w} |"
 
     def targets(self):
