@@ -12,14 +12,16 @@
  * The timed windows are split into batches (default 20) timed on their own;
  * the reported bandwidth is that of the median batch, robust against a
  * stray preemption of a rank. The best batch and the overall average
- * (total bytes / total time) are printed too.
+ * (total bytes / total time) are printed too, and p10/p50/p90 of the rate of
+ * single windows (each timed on its own; p10 is the slow end).
  *
  * Iterations are scaled down above 128 KiB. All sends of a window read the
  * same buffer (allowed since MPI-3); the receiver needs W * size bytes
  * (256 MiB at 4 MiB). The benchmark never judges its numbers.
  *
  * Usage: bandwidth [-m] [-i iters] [-w warmup] [-b batches] [-W window] [-n min] [-x max]
- *   -m   machine-readable output: "size MBps_median MBps_max MBps_avg" per size
+ *   -m   machine-readable output, one line per size: "RESULT bench=bandwidth ranks=N
+ *        size=S value=<median batch MB/s> unit=MBps status=ok max=.. avg=.. p10=.. p50=.. p90=.."
  *   -i   windows timed for sizes <= 128 KiB (default 200)
  *   -w   untimed windows before each size (default 10)
  *   -b   batches the timed windows are split into (default 20)
@@ -28,8 +30,6 @@
  */
 #define _POSIX_C_SOURCE 200112L
 #include "bench_common.h"
-
-#include <unistd.h>
 
 #define TAG_DATA 10
 #define TAG_ACK 11
@@ -49,38 +49,14 @@ typedef struct options {
 static int parse_options(int argc, char **argv, options_t *opt_p)
 {
     options_t opt = {0, 200, 10, 20, 64, 1, (size_t)4 << 20};
-    int c;
-    while ((c = getopt(argc, argv, "mi:w:b:W:n:x:h")) != -1) {
-        switch (c) {
-        case 'm': opt.machine = 1; break;
-        case 'i':
-            if (bench_parse_int(optarg, &opt.iters) || opt.iters < 1)
-                return -1;
-            break;
-        case 'w':
-            if (bench_parse_int(optarg, &opt.warmup))
-                return -1;
-            break;
-        case 'b':
-            if (bench_parse_int(optarg, &opt.batches) || opt.batches < 1)
-                return -1;
-            break;
-        case 'W':
-            if (bench_parse_int(optarg, &opt.window) || opt.window < 1)
-                return -1;
-            break;
-        case 'n':
-            if (bench_parse_size(optarg, &opt.min_size) || opt.min_size < 1)
-                return -1;
-            break;
-        case 'x':
-            if (bench_parse_size(optarg, &opt.max_size))
-                return -1;
-            break;
-        default: return -1;
-        }
-    }
-    if (opt.max_size > ((size_t)1 << 30) || opt.max_size * (size_t)opt.window > ((size_t)4 << 30))
+    const bench_opt_t opts[] = {
+        {'m', BENCH_OPT_FLAG, &opt.machine, 0},    {'i', BENCH_OPT_INT, &opt.iters, 1},
+        {'w', BENCH_OPT_INT, &opt.warmup, 0},      {'b', BENCH_OPT_INT, &opt.batches, 1},
+        {'W', BENCH_OPT_INT, &opt.window, 1},      {'n', BENCH_OPT_SIZE, &opt.min_size, 1},
+        {'x', BENCH_OPT_SIZE, &opt.max_size, 0},
+    };
+    if (bench_getopt(argc, argv, opts, (int)(sizeof(opts) / sizeof(opts[0]))) != 0 ||
+        opt.max_size > ((size_t)1 << 30) || opt.max_size * (size_t)opt.window > ((size_t)4 << 30))
         return -1;
     *opt_p = opt;
     return 0;
@@ -127,7 +103,8 @@ int main(int argc, char **argv)
     MPI_Request *reqs = malloc(sizeof(*reqs) * (size_t)opt.window);
     MPI_Status *stats = malloc(sizeof(*stats) * (size_t)opt.window);
     double *batch_sec = malloc(sizeof(double) * (size_t)opt.batches);
-    if (reqs == NULL || stats == NULL || batch_sec == NULL)
+    double *win_sec = malloc(sizeof(double) * ((size_t)opt.iters + (size_t)opt.batches));
+    if (reqs == NULL || stats == NULL || batch_sec == NULL || win_sec == NULL)
         MPI_Abort(MPI_COMM_WORLD, 2);
 
     if (rank == 0) {
@@ -136,11 +113,9 @@ int main(int argc, char **argv)
                opt.window, nranks);
         bench_print_library();
         printf("# MB/s with 1 MB = 10^6 bytes; median of %d batches\n", opt.batches);
-        if (opt.machine)
-            printf("# size MBps_median MBps_max MBps_avg\n");
-        else
-            printf("# %12s %12s %12s %12s %8s\n", "size (B)", "median MB/s", "max MB/s", "avg MB/s",
-                   "windows");
+        if (!opt.machine)
+            printf("# %12s %12s %12s %12s %10s %10s %10s %8s\n", "size (B)", "median MB/s",
+                   "max MB/s", "avg MB/s", "p10", "p50", "p90", "windows");
         fflush(stdout);
     }
 
@@ -161,30 +136,43 @@ int main(int argc, char **argv)
         int nbatch = iters < opt.batches ? iters : opt.batches;
         int per_batch = (iters + nbatch - 1) / nbatch;
         MPI_Barrier(MPI_COMM_WORLD);
+        int nwin = 0;
         for (int b = 0; b < nbatch; b++) {
-            double t0 = MPI_Wtime();
-            for (int i = 0; i < per_batch; i++)
+            double t0 = MPI_Wtime(), prev = t0;
+            for (int i = 0; i < per_batch; i++) {
                 window_pass(rank, &opt, sbuf, rbuf, size, reqs, stats);
-            batch_sec[b] = MPI_Wtime() - t0;
+                double now = MPI_Wtime();
+                win_sec[nwin++] = now - prev;
+                prev = now;
+            }
+            batch_sec[b] = prev - t0;
         }
 
         if (rank == 0) {
             /* Seconds per batch: the median time is the median rate, the minimum the best. */
-            double median, min, mean;
+            double median, min, mean, pct[3];
             bench_stats(batch_sec, nbatch, &median, &min, &mean);
+            bench_p10_50_90(win_sec, nwin, pct); /* window times: p90 time = p10 rate */
             double bytes = (double)size * opt.window * per_batch;
+            double wbytes = (double)size * opt.window;
+            double r10 = wbytes / pct[2] / 1e6, r50 = wbytes / pct[1] / 1e6,
+                   r90 = wbytes / pct[0] / 1e6;
             if (opt.machine)
-                printf("%zu %.2f %.2f %.2f\n", size, bytes / median / 1e6, bytes / min / 1e6,
-                       bytes / mean / 1e6);
+                printf("RESULT bench=bandwidth ranks=%d size=%zu value=%.2f unit=MBps status=ok "
+                       "max=%.2f avg=%.2f p10=%.6g p50=%.6g p90=%.6g\n",
+                       nranks, size, bytes / median / 1e6, bytes / min / 1e6, bytes / mean / 1e6,
+                       r10, r50, r90);
             else
-                printf("  %12zu %12.2f %12.2f %12.2f %8d\n", size, bytes / median / 1e6,
-                       bytes / min / 1e6, bytes / mean / 1e6, per_batch * nbatch);
+                printf("  %12zu %12.2f %12.2f %12.2f %10.2f %10.2f %10.2f %8d\n", size,
+                       bytes / median / 1e6, bytes / min / 1e6, bytes / mean / 1e6, r10, r50, r90,
+                       per_batch * nbatch);
             fflush(stdout);
         }
     }
     if (bad_data)
         fprintf(stderr, "bandwidth: WARNING: rank 1 received wrong data; numbers are suspect\n");
 
+    free(win_sec);
     free(batch_sec);
     free(stats);
     free(reqs);

@@ -12,8 +12,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define BENCH_ALIGN 4096
+
+static inline int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
 
 /* Page-aligned, zero-filled (so every page is touched before timing) buffer;
  * aborts the job on failure: a benchmark cannot do anything useful without it. */
@@ -84,6 +91,90 @@ static inline int bench_parse_seconds(const char *s, double *out_p)
     return 0;
 }
 
+/* One command-line option of a benchmark: its letter, what it holds and where to store it.
+ * The benchmarks' options differ only in these tables; the parsing lives here once. */
+typedef enum bench_optkind {
+    BENCH_OPT_FLAG,    /* no argument: *(int *)dst = 1 */
+    BENCH_OPT_INT,     /* a non-negative int >= min: *(int *)dst */
+    BENCH_OPT_SIZE,    /* bytes with K/M/G suffix, >= min: *(size_t *)dst */
+    BENCH_OPT_SECONDS, /* non-negative, fractional: *(double *)dst */
+} bench_optkind_t;
+
+typedef struct bench_opt {
+    char letter;
+    bench_optkind_t kind;
+    void *dst;
+    long min; /* the smallest accepted value (INT and SIZE) */
+} bench_opt_t;
+
+/* Parses argv with getopt() against opts[0..n-1]; -h, an unknown letter or a bad value
+ * returns -1 (the caller prints its usage), else 0. Values not given keep their defaults. */
+static inline int bench_getopt(int argc, char **argv, const bench_opt_t *opts, int n)
+{
+    char spec[2 * 64 + 2];
+    int len = 0;
+    for (int i = 0; i < n && i < 64; i++) {
+        spec[len++] = opts[i].letter;
+        if (opts[i].kind != BENCH_OPT_FLAG)
+            spec[len++] = ':';
+    }
+    spec[len++] = 'h';
+    spec[len] = '\0';
+    int c;
+    while ((c = getopt(argc, argv, spec)) != -1) {
+        const bench_opt_t *o = NULL;
+        for (int i = 0; i < n; i++)
+            if (opts[i].letter == c)
+                o = &opts[i];
+        if (o == NULL)
+            return -1;
+        switch (o->kind) {
+        case BENCH_OPT_FLAG: *(int *)o->dst = 1; break;
+        case BENCH_OPT_INT: {
+            int v;
+            if (bench_parse_int(optarg, &v) || v < o->min)
+                return -1;
+            *(int *)o->dst = v;
+            break;
+        }
+        case BENCH_OPT_SIZE: {
+            size_t v;
+            if (bench_parse_size(optarg, &v) || v < (size_t)o->min)
+                return -1;
+            *(size_t *)o->dst = v;
+            break;
+        }
+        case BENCH_OPT_SECONDS:
+            if (bench_parse_seconds(optarg, (double *)o->dst))
+                return -1;
+            break;
+        }
+    }
+    return 0; /* operands after the options are ignored, as they always were */
+}
+
+/* The p-th percentile (0..100) of v[0..n-1], already sorted ascending (n >= 1), by linear
+ * interpolation between the closest ranks. */
+static inline double bench_percentile(const double *v, int n, double p)
+{
+    double pos = p / 100.0 * (n - 1);
+    int lo = (int)pos;
+    if (lo >= n - 1)
+        return v[n - 1];
+    return v[lo] + (pos - lo) * (v[lo + 1] - v[lo]);
+}
+
+/* p10, p50 and p90 of v[0..n-1] (sorts v in place): the spread of single operations, which
+ * shows a bimodal distribution (a run that switches between a fast and a slow mode) that a
+ * median of batches hides. */
+static inline void bench_p10_50_90(double *v, int n, double out[3])
+{
+    qsort(v, (size_t)n, sizeof(*v), cmp_double);
+    out[0] = bench_percentile(v, n, 10);
+    out[1] = bench_percentile(v, n, 50);
+    out[2] = bench_percentile(v, n, 90);
+}
+
 /* Prints the first line of the MPI library's self-description, prefixed
  * with "# " so that machine-readable output stays parseable. */
 static inline void bench_print_library(void)
@@ -100,11 +191,6 @@ static inline void bench_print_library(void)
 #endif
 }
 
-static inline int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Median, minimum and mean of v[0..n-1] (n >= 1); sorts v in place. */
 static inline void bench_stats(double *v, int n, double *median_p, double *min_p, double *mean_p)

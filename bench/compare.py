@@ -24,8 +24,16 @@ from collections import defaultdict
 
 IMPLS = [("ferry", "Ferry"), ("mpich", "MPICH"), ("openmpi", "Open MPI")]
 PEERS = [("mpich", "MPICH"), ("openmpi", "Open MPI")]
-LOWER_BETTER = {"us": True, "s": True, "ns": True, "MBps": False, "msgps": False, "GBps": False}
-UNIT_TEXT = {"us": "µs", "s": "s", "ns": "ns", "MBps": "MB/s", "msgps": "msg/s", "GBps": "GB/s"}
+LOWER_BETTER = {"us": True, "s": True, "ns": True, "MBps": False, "msgps": False, "GBps": False,
+                "Mops": False, "MiB": True}
+UNIT_TEXT = {"us": "µs", "s": "s", "ns": "ns", "MBps": "MB/s", "msgps": "msg/s", "GBps": "GB/s",
+             "Mops": "Mop/s", "MiB": "MiB"}
+# A run under a background load (run.sh LOAD=...) carries load=<kind> in its extras; its
+# measurements are the benchmark "<bench>@<kind>", next to the quiet "<bench>".
+LOAD_SEP = "@"
+LOAD_TEXT = {"quiet": "quiet", "cpu": "CPU hog per core", "mem": "memory-bandwidth hog",
+             "both": "CPU hog per core + memory hog"}
+PCTS = ("p10", "p50", "p90")
 # Extra keys that name a variant of a benchmark (e.g. gauss -p rows): part of its name.
 VARIANT_KEYS = ("p", "partition", "variant", "alg", "algorithm")
 NOISE_FLOOR = 0.05
@@ -118,8 +126,12 @@ def aggregate(rows):
         for k in VARIANT_KEYS:
             if k in extra:
                 bench = f"{bench}.{extra[k]}"
+        base = bench
+        if extra.get("load", "quiet") != "quiet":
+            bench = f"{bench}{LOAD_SEP}{extra['load']}"
         key = (impl, bench, int(float(r["ranks"] or np)), np, r["size"])
-        g = groups.setdefault(key, dict(impl=impl, bench=bench, program=program,
+        g = groups.setdefault(key, dict(impl=impl, bench=bench, base=base,
+                                        load=extra.get("load", "quiet"), program=program,
                                         ranks=key[2], np=np, size=r["size"], unit=r["unit"],
                                         values=[], statuses=[], extra=[]))
         g["statuses"].append(r["status"])
@@ -135,6 +147,13 @@ def aggregate(rows):
             g["median"] = med
             g["min"], g["max"] = min(vals), max(vals)
             g["spread"] = (max(vals) - min(vals)) / med if med else 0.0
+        # Spreads of single operations (latency, bandwidth, ring print them): the median over
+        # repetitions of each percentile.
+        for p in PCTS:
+            pv = [num(e.get(p)) for e, st in zip(g["extra"], g["statuses"])
+                  if st == "ok" and num(e.get(p)) is not None]
+            if pv:
+                g[p] = statistics.median(pv)
         if "FAILED" in g["statuses"]:
             g["status"] = "FAILED"
         elif vals:
@@ -177,8 +196,15 @@ def build_json(rows, meta):
 
 # --- formatting ----------------------------------------------------------------------
 
-def human_size(s, unit):
+# Benchmarks whose size is a count, not bytes (apps/is: the number of keys).
+COUNT_SIZES = ("is.", "is@")
+
+
+def human_size(s, unit, bench=""):
     v = num(s)
+    if bench.startswith(COUNT_SIZES) and v is not None and v == int(v):
+        n = int(v)
+        return f"2^{n.bit_length() - 1} keys" if n & (n - 1) == 0 else f"{n:,} keys"
     if v is None or unit == "s" or v != int(v):
         return str(s)
     n = int(v)
@@ -337,7 +363,31 @@ class Report:
         return sorted(self.tables, key=k)
 
     def is_app(self, bench):
-        return self.program.get(bench, "").startswith("apps/")
+        """An application's run time (apps/*.c, unit s); their other measurements (is.mops,
+        is.alltoallv) are detailed tables like the micro-benchmarks'."""
+        return self.program.get(bench, "").startswith("apps/") and self.unit.get(bench) == "s"
+
+    def is_footprint(self, bench):
+        return self.program.get(bench, "") == "footprint"
+
+    @staticmethod
+    def load_of(bench):
+        return bench.split(LOAD_SEP, 1)[1] if LOAD_SEP in bench else "quiet"
+
+    @staticmethod
+    def base_of(bench):
+        return bench.split(LOAD_SEP, 1)[0]
+
+    def caption(self, load="quiet"):
+        """The one-line caption under every table heading: the CPU, its caches, the load(s)
+        (several joined by " | ")."""
+        m = self.meta
+        parts = []
+        for c in load.split(" | "):
+            what = m.get(f"load_what_{c}") or LOAD_TEXT.get(c, c)
+            parts.append(c if what == c else f"{c} ({what})")
+        return (f"*Machine: {m.get('cpu_model', '?')}, {m.get('cpus', '?')} CPUs; caches "
+                f"{m.get('caches', '?')}; load: {', '.join(parts)}.*\n")
 
     def is_dtype(self, bench):
         return self.program.get(bench, "") == "dtype"
@@ -409,6 +459,7 @@ class Report:
             return
         o = self.out
         o.append("## Headline\n")
+        o.append(self.caption())
         floor = ("; for barriers and small allreduces with more ranks than cores, × floor: a "
                  "multiple of the barrier of as many yielding processes, see Physical limits"
                  if self.limits.get("yieldbarrier_us") else "")
@@ -436,6 +487,7 @@ class Report:
     def summary(self):
         o = self.out
         o.append("## Summary: Ferry against its peers\n")
+        o.append(self.caption(" | ".join(self.loads())))
         o.append("Geometric mean over all sizes of Ferry's median / the peer's median. "
                  "**For µs and s (time) lower is better: < 1 means Ferry is faster. For MB/s and "
                  "msg/s higher is better: > 1 means Ferry is faster.** The verdict column reads the "
@@ -443,7 +495,7 @@ class Report:
         o.append("| benchmark | ranks | unit | better | Ferry/MPICH | Ferry/Open MPI | verdict | notes |")
         o.append("|---|---:|---|---|---:|---:|---|---|")
         for bench, ranks, np in self.order():
-            if self.is_app(bench) or self.is_dtype(bench):
+            if self.is_app(bench) or self.is_dtype(bench) or self.is_footprint(bench):
                 continue
             rk = f"{ranks}" + (f" (of {np})" if np != ranks else "")
             self.summary_row(bench, rk, [(bench, ranks, np)])
@@ -512,6 +564,7 @@ class Report:
         if not L.get("memcpy_GBps") and not L.get("cacheline_ns") and not L.get("yieldbarrier_us"):
             return
         o.append("## Physical limits of this machine (bench/limits.c, no MPI)\n")
+        o.append(self.caption())
         if L.get("cacheline_ns"):
             pin = "" if L.get("cacheline_pinned") == "1" else " (threads NOT pinned)"
             o.append(f"Cache line bounced between CPU 0 and CPU 1{pin}: **{L['cacheline_ns']:.1f} ns** "
@@ -575,8 +628,9 @@ class Report:
         unit = self.unit.get(bench, "")
         lower = LOWER_BETTER.get(unit, True)
         o.append(f"### {self.title(bench, ranks, np)}, {UNIT_TEXT.get(unit, unit)}\n")
-        if bench in DESCRIPTIONS:
-            o.append(DESCRIPTIONS[bench] + "\n")
+        o.append(self.caption(self.load_of(bench)))
+        if self.base_of(bench) in DESCRIPTIONS:
+            o.append(DESCRIPTIONS[self.base_of(bench)] + "\n")
         o.append(convention(lower) + "\n")
         sizes = sorted(self.tables[(bench, ranks, np)], key=size_key)
         limit_col = any(self.limit_text(i, bench, ranks, np, s, unit) != "–"
@@ -595,7 +649,7 @@ class Report:
         o.append("| " + " | ".join(head) + " |")
         o.append("|" + "|".join(["---:"] * len(head)) + "|")
         for size in sizes:
-            row = [human_size(size, unit)]
+            row = [human_size(size, unit, bench)]
             row += [self.cell(i, bench, ranks, np, size) for i, _ in IMPLS]
             f = self.median("ferry", bench, ranks, np, size)
             for p, _ in PEERS:
@@ -652,6 +706,7 @@ class Report:
             return
         o = self.out
         o.append(f"### MPI_{op.capitalize()} throughput, MB/s of packed bytes\n")
+        o.append(self.caption())
         o.append(convention(False) + " memcpy = the same number of bytes copied between the "
                  "same buffers right before each repetition of the operation: its best "
                  "repetition, median over every implementation's runs. % of memcpy = the best "
@@ -697,6 +752,7 @@ class Report:
             return
         o = self.out
         o.append(f"### {title}, one-way time in µs\n")
+        o.append(self.caption())
         o.append(convention(True) + " MB/s = bytes / one-way time (**higher is better**).\n")
         head = ([what, "n", "bytes"] + [n for _, n in IMPLS] + [f"Ferry/{n}" for _, n in PEERS]
                 + ["MB/s (F / M / O)"])
@@ -846,6 +902,7 @@ class Report:
                  "possible, and rank counts above that are oversubscribed.\n")
         for bench, size in apps:
             o.append(f"### {bench}, problem size {size}\n")
+            o.append(self.caption(self.load_of(bench)))
             head = ["ranks"] + [f"{n} (s)" for _, n in IMPLS] + [f"Ferry/{n}" for _, n in PEERS]
             head += [f"speedup {n}" for _, n in IMPLS]
             o.append("| " + " | ".join(head) + " |")
@@ -862,6 +919,209 @@ class Report:
                 row += [f"{sp[i][ranks]:.2f}" if ranks in sp[i] else "–" for i, _ in IMPLS]
                 o.append("| " + " | ".join(row) + " |")
             o.append("")
+
+    # --- issue 11: loads side by side, targets, memory footprint --------------------------
+
+    def loads(self):
+        """The conditions measured, quiet first (meta `loads`, else what the rows carry)."""
+        seen = {self.load_of(b) for (b, _, _) in self.tables}
+        order = [c for c in self.meta.get("loads", "quiet").split() if c in seen]
+        return order + sorted(seen - set(order) - {"quiet"}) if order else ["quiet"]
+
+    def stat(self, impl, bench, ranks, np, size, what="median"):
+        g = self.by_key.get((impl, bench, ranks, np, size))
+        if not g or g.get("status") != "ok":
+            return None
+        return g.get(what) if what != "median" else g.get("median")
+
+    def best_peer(self, bench, ranks, np, size, what="median"):
+        """The better of MPICH's and Open MPI's number (`what`: median, p10, p50, p90)."""
+        lower = LOWER_BETTER.get(self.unit.get(bench, ""), True)
+        vals = [v for v in (self.stat(p, bench, ranks, np, size, what) for p, _ in PEERS) if v]
+        if not vals:
+            return None
+        return min(vals) if lower else max(vals)
+
+    def spread_cell(self, impl, bench, ranks, np, size):
+        if not self.impl_ok(impl):
+            return "n/a"
+        g = self.by_key.get((impl, bench, ranks, np, size))
+        if g and g.get("p50") is not None and g["status"] == "ok":
+            return f"{fmt(g['p10'])} / **{fmt(g['p50'])}** / {fmt(g['p90'])}"
+        return self.cell(impl, bench, ranks, np, size)
+
+    SIDE_BY_SIDE = ("latency", "bandwidth", "ring", "is.alltoallv", "is.mops", "imb.allreduce")
+
+    def side_by_side(self):
+        loads = self.loads()
+        if len(loads) < 2:
+            return
+        o = self.out
+        o.append("## Quiet and loaded, side by side\n")
+        o.append("The same measurements without and with a background load (run.sh `LOAD=`), "
+                 "every run alternating Ferry, MPICH and Open MPI and starting its own hogs. Cells "
+                 "of latency, bandwidth and ring are **p10 / p50 / p90 of single operations** (one "
+                 "round trip, one window, one lap; median over repetitions), so a bimodal run shows "
+                 "as a wide p10–p90; other cells are medians of batches. Ratios are Ferry over the "
+                 "**best peer** at p50 and at the slow tail (p90 of times, p10 of rates): "
+                 + convention(True).split(" Ratio")[0] + " for times, higher for rates.\n")
+        for base in self.SIDE_BY_SIDE:
+            keys = sorted({(r, n) for (b, r, n) in self.tables if b == base})
+            for ranks, np in keys:
+                conds = [c for c in loads if (base if c == "quiet" else f"{base}{LOAD_SEP}{c}",
+                                               ranks, np) in self.tables]
+                if len(conds) < 2:
+                    continue
+                unit = self.unit.get(base, "")
+                lower = LOWER_BETTER.get(unit, True)
+                tail = "p90" if lower else "p10"
+                o.append(f"### {self.title(base, ranks, np)}, {UNIT_TEXT.get(unit, unit)}: "
+                         + " vs ".join(conds) + "\n")
+                o.append(self.caption(" | ".join(conds)))
+                head = ["size"]
+                for c in conds:
+                    head += [f"{n} ({c})" for _, n in IMPLS]
+                    head += [f"F/best p50 ({c})", f"F/best {tail} ({c})"]
+                o.append("| " + " | ".join(head) + " |")
+                o.append("|" + "|".join(["---:"] * len(head)) + "|")
+                sizes = set()
+                for c in conds:
+                    sizes |= self.tables[(base if c == "quiet" else f"{base}{LOAD_SEP}{c}", ranks, np)]
+                for size in sorted(sizes, key=size_key):
+                    row = [human_size(size, unit, base)]
+                    for c in conds:
+                        b = base if c == "quiet" else f"{base}{LOAD_SEP}{c}"
+                        row += [self.spread_cell(i, b, ranks, np, size) for i, _ in IMPLS]
+                        for what in ("p50", tail):
+                            f = self.stat("ferry", b, ranks, np, size, what)
+                            bp = self.best_peer(b, ranks, np, size, what)
+                            if f is None or bp is None:  # no percentiles: medians
+                                f = self.stat("ferry", b, ranks, np, size) if what == "p50" else None
+                                bp = self.best_peer(b, ranks, np, size) if what == "p50" else None
+                            row.append(fmt_ratio(f / bp) if f and bp else "–")
+                    o.append("| " + " | ".join(row) + " |")
+                o.append("")
+
+    def target_line(self, text, bench, ranks, sizes, whats, ok):
+        """One target: the sizes of `bench` measured, how many meet ok(ratio) for every
+        statistic in whats, and the worst ratio."""
+        checked, met, worst = 0, 0, None
+        for size in sorted(self.tables.get((bench, ranks, ranks), ()), key=size_key):
+            v = num(size)
+            if v is None or not sizes[0] <= v <= sizes[1]:
+                continue
+            rs = []
+            for what in whats:
+                f = self.stat("ferry", bench, ranks, ranks, size, what)
+                bp = self.best_peer(bench, ranks, ranks, size, what)
+                if what != "median" and (f is None or bp is None):
+                    f = self.stat("ferry", bench, ranks, ranks, size)
+                    bp = self.best_peer(bench, ranks, ranks, size)
+                if f and bp:
+                    rs.append((f / bp, what, size))
+            if not rs:
+                continue
+            checked += 1
+            met += all(ok(r) for r, _, _ in rs)
+            for r in rs:
+                if worst is None or (ok(worst[0]) and not ok(r[0])) or \
+                        (ok(worst[0]) == ok(r[0]) and abs(math.log(r[0])) * (1 if not ok(r[0]) else -1)
+                         > abs(math.log(worst[0])) * (1 if not ok(worst[0]) else -1)):
+                    worst = r
+        if not checked:
+            return f"| {text} | not measured | | |"
+        w = f"{fmt_ratio(worst[0])} ({worst[1]}, {human_size(worst[2], self.unit.get(bench, ''), bench)})"
+        return f"| {text} | {met} of {checked} sizes | {'**met**' if met == checked else 'not met'} | {w} |"
+
+    def targets(self):
+        loaded = next((c for c in self.loads() if c == "cpu"), None)
+        rows = []
+        le = lambda lim: (lambda r: r <= lim)  # noqa: E731
+        ge = lambda lim: (lambda r: r >= lim)  # noqa: E731
+        KiB, MiB = 1024, 1 << 20
+        rows.append(self.target_line("quiet: latency (2 ranks, 0–8 KiB) ≤ 0.8× best peer, median",
+                                     "latency", 2, (0, 8 * KiB), ("median",), le(0.8)))
+        rows.append(self.target_line("quiet: bandwidth (64 KiB–16 MiB) ≥ 1.0× best peer, median",
+                                     "bandwidth", 2, (64 * KiB, 16 * MiB), ("median",), ge(1.0)))
+        if loaded:
+            L = LOAD_SEP + loaded
+            rows.append(self.target_line("loaded: latency (8 B–8 KiB) p50 and p90 ≤ 1.0× best peer",
+                                         "latency" + L, 2, (8, 8 * KiB), ("p50", "p90"), le(1.0)))
+            rows.append(self.target_line("loaded: bandwidth (64 KiB–32 MiB) ≥ 1.0× best peer, median",
+                                         "bandwidth" + L, 2, (64 * KiB, 32 * MiB), ("median",), ge(1.0)))
+            for np in (2, 4, 8):
+                rows.append(self.target_line(f"loaded: IS Alltoallv time, {np} ranks ≤ 1.0× best peer",
+                                             "is.alltoallv" + L, np, (0, 1 << 40), ("median",), le(1.0)))
+        rows = [r for r in rows if "not measured" not in r]
+        if loaded:
+            for bench in ("ring", "imb.allreduce"):
+                b = bench + LOAD_SEP + loaded
+                sizes = self.tables.get((b, 8, 8), ())
+                checked = met = 0
+                worst = None
+                for size in sizes:
+                    if not num(size):  # an allreduce of 0 bytes moves nothing
+                        continue
+                    f = self.stat("ferry", b, 8, 8, size)
+                    v = self.stat("openmpi", b, 8, 8, size)
+                    if f and v:
+                        checked += 1
+                        met += f / v <= 0.5
+                        worst = max(worst or 0, f / v)
+                if checked:
+                    rows.append(f"| loaded: {bench}, 8 ranks, ≥ 2× faster than Open MPI (Ferry/Open MPI "
+                                f"≤ 0.5) | {met} of {checked} sizes | "
+                                f"{'**met**' if met == checked else 'not met'} | {fmt_ratio(worst)} |")
+        if not rows:
+            return
+        o = self.out
+        o.append("## Targets of issue 11\n")
+        o.append(self.caption(" | ".join(self.loads())))
+        o.append("Ratios are Ferry over the better of MPICH and Open MPI (times: lower is better; "
+                 "rates: higher is better); one run, as the issue states its targets. The worst "
+                 "column names the ratio furthest from (or, when all are met, closest to) the "
+                 "target.\n")
+        o.append("| target | sizes meeting it | verdict | worst ratio |")
+        o.append("|---|---:|---|---|")
+        o.extend(rows)
+        o.append("")
+
+    def footprint(self):
+        benches = ("footprint.pss", "footprint.shm", "footprint.rss")
+        counts = sorted({r for (b, r, n) in self.tables if b in benches})
+        if not counts:
+            return
+        o = self.out
+        o.append("## Memory footprint of a hello-world job (bench/footprint.c)\n")
+        o.append(self.caption())
+        o.append("Sums over all ranks, read from /proc/<pid>/smaps_rollup while the ranks wait in "
+                 "a barrier after MPI_Init (launcher not included). **Total PSS** counts every "
+                 "page once (shared pages divided among the processes mapping them); **shm** is "
+                 "its shared-memory part (Pss_Shmem: /dev/shm, memfd, shared anonymous "
+                 "mappings). MiB, per rank in KiB in parentheses; lower is better. The peers run "
+                 f"only up to {self.meta.get('footprint_peer_max', '?')} ranks.\n")
+        head = ["ranks"]
+        for _, n in IMPLS:
+            head += [f"{n} total PSS", f"{n} shm"]
+        o.append("| " + " | ".join(head) + " |")
+        o.append("|" + "|".join(["---:"] * len(head)) + "|")
+        for r in counts:
+            row = [str(r)]
+            for impl, _ in IMPLS:
+                for b in benches[:2]:
+                    g = self.by_key.get((impl, b, r, r, "0"))
+                    if g and g.get("median") is not None:
+                        per = statistics.median([num(e.get("per_rank_kib")) or 0 for e in g["extra"]])
+                        cell = f"{fmt(g['median'])} ({per:,.0f})"
+                        if g["status"] == "FAILED":
+                            cell = "**!! FAILED !!** " + cell
+                        row.append(cell)
+                    else:
+                        bad = self.fail.get((impl, "footprint", r), {})
+                        row.append(f"timeout (>{self.meta.get('footprint_timeout', '?')} s)"
+                                   if "timeout" in bad else "run failed" if bad else "–")
+            o.append("| " + " | ".join(row) + " |")
+        o.append("")
 
     def regressions(self, base):
         o = self.out
@@ -944,7 +1204,11 @@ class Report:
         if base is not None:
             self.regressions(base)
         self.physical()
-        micro = [t for t in self.order() if not self.is_app(t[0]) and not self.is_dtype(t[0])]
+        self.targets()
+        self.side_by_side()
+        self.footprint()
+        micro = [t for t in self.order() if not self.is_app(t[0]) and not self.is_dtype(t[0])
+                 and not self.is_footprint(t[0])]
         if micro:
             o = self.out
             o.append("## Detailed tables\n")

@@ -11,14 +11,18 @@
  * The timed round trips are split into batches (default 20), each timed on
  * its own; the reported latency is that of the median batch, which a stray
  * preemption of a rank (common on small or virtual machines) cannot move.
- * The minimum and the plain average over all iterations are printed too.
+ * The minimum and the plain average over all iterations are printed too, and
+ * p10/p50/p90 of the single round trips (each one timed on its own), so that
+ * a run that switches between a fast and a slow mode shows both modes.
  *
  * Iterations are scaled down above 8 KiB so that every size moves roughly
  * the same number of bytes. Ranks other than 0 and 1 only join the barriers.
  * The benchmark never judges its numbers; it only prints them.
  *
  * Usage: latency [-m] [-i iters] [-w warmup] [-b batches] [-x max_size]
- *   -m   machine-readable output: "size usec_median usec_min usec_avg" per size
+ *   -m   machine-readable output, one line per size:
+ *        "RESULT bench=latency ranks=N size=S value=<median batch> unit=us status=ok|FAILED
+ *         min=.. avg=.. p10=.. p50=.. p90=.." (percentiles of single round trips, one-way)
  *   -i   round trips timed for sizes <= 8 KiB (default 10000)
  *   -w   untimed round trips before each size (default 200)
  *   -b   batches the timed round trips are split into (default 20)
@@ -26,8 +30,6 @@
  */
 #define _POSIX_C_SOURCE 200112L
 #include "bench_common.h"
-
-#include <unistd.h>
 
 #define TAG_PING 1
 #define TAG_PONG 2
@@ -45,30 +47,13 @@ typedef struct options {
 static int parse_options(int argc, char **argv, options_t *opt_p)
 {
     options_t opt = {0, 10000, 200, 20, (size_t)4 << 20};
-    int c;
-    while ((c = getopt(argc, argv, "mi:w:b:x:h")) != -1) {
-        switch (c) {
-        case 'm': opt.machine = 1; break;
-        case 'i':
-            if (bench_parse_int(optarg, &opt.iters) || opt.iters < 1)
-                return -1;
-            break;
-        case 'w':
-            if (bench_parse_int(optarg, &opt.warmup))
-                return -1;
-            break;
-        case 'b':
-            if (bench_parse_int(optarg, &opt.batches) || opt.batches < 1)
-                return -1;
-            break;
-        case 'x':
-            if (bench_parse_size(optarg, &opt.max_size))
-                return -1;
-            break;
-        default: return -1;
-        }
-    }
-    if (opt.max_size > ((size_t)1 << 30))
+    const bench_opt_t opts[] = {
+        {'m', BENCH_OPT_FLAG, &opt.machine, 0},   {'i', BENCH_OPT_INT, &opt.iters, 1},
+        {'w', BENCH_OPT_INT, &opt.warmup, 0},     {'b', BENCH_OPT_INT, &opt.batches, 1},
+        {'x', BENCH_OPT_SIZE, &opt.max_size, 0},
+    };
+    if (bench_getopt(argc, argv, opts, (int)(sizeof(opts) / sizeof(opts[0]))) != 0 ||
+        opt.max_size > ((size_t)1 << 30))
         return -1;
     *opt_p = opt;
     return 0;
@@ -102,7 +87,10 @@ int main(int argc, char **argv)
 
     char *buf = bench_alloc(opt.max_size);
     double *batch_usec = malloc(sizeof(double) * (size_t)opt.batches);
-    if (batch_usec == NULL)
+    /* One slot per timed round trip: a batch has at most iters / batches + 1 of them. */
+    size_t max_trips = (size_t)opt.iters + (size_t)opt.batches;
+    double *trip_usec = malloc(sizeof(double) * max_trips);
+    if (batch_usec == NULL || trip_usec == NULL)
         MPI_Abort(MPI_COMM_WORLD, 2);
 
     if (rank == 0) {
@@ -110,11 +98,9 @@ int main(int argc, char **argv)
         bench_print_library();
         printf("# one-way latency = round-trip time / 2, in microseconds; median of %d batches\n",
                opt.batches);
-        if (opt.machine)
-            printf("# size usec_median usec_min usec_avg\n");
-        else
-            printf("# %12s %12s %12s %12s %10s\n", "size (B)", "median (us)", "min (us)",
-                   "avg (us)", "iters");
+        if (!opt.machine)
+            printf("# %12s %12s %12s %12s %10s %10s %10s %10s\n", "size (B)", "median (us)",
+                   "min (us)", "avg (us)", "p10", "p50", "p90", "iters");
         fflush(stdout);
     }
 
@@ -138,28 +124,37 @@ int main(int argc, char **argv)
             bad_data = 1;
 
         MPI_Barrier(MPI_COMM_WORLD);
+        int ntrips = 0;
         for (int b = 0; b < nbatch; b++) {
-            double t0 = MPI_Wtime();
-            for (int i = 0; i < per_batch; i++)
+            /* Consecutive time stamps: the batch's time is the sum of its round trips. */
+            double t0 = MPI_Wtime(), prev = t0;
+            for (int i = 0; i < per_batch; i++) {
                 round_trip(rank, buf, count);
-            double t = MPI_Wtime() - t0;
-            batch_usec[b] = t * 1e6 / (2.0 * per_batch);
+                double now = MPI_Wtime();
+                trip_usec[ntrips++] = (now - prev) * 1e6 / 2.0;
+                prev = now;
+            }
+            batch_usec[b] = (prev - t0) * 1e6 / (2.0 * per_batch);
         }
 
         if (rank == 0) {
-            double median, min, mean;
+            double median, min, mean, pct[3];
             bench_stats(batch_usec, nbatch, &median, &min, &mean);
+            bench_p10_50_90(trip_usec, ntrips, pct);
             if (opt.machine)
-                printf("%zu %.3f %.3f %.3f\n", size, median, min, mean);
+                printf("RESULT bench=latency ranks=%d size=%zu value=%.3f unit=us status=ok "
+                       "min=%.3f avg=%.3f p10=%.3f p50=%.3f p90=%.3f\n",
+                       nranks, size, median, min, mean, pct[0], pct[1], pct[2]);
             else
-                printf("  %12zu %12.3f %12.3f %12.3f %10d\n", size, median, min, mean,
-                       per_batch * nbatch);
+                printf("  %12zu %12.3f %12.3f %12.3f %10.3f %10.3f %10.3f %10d\n", size, median,
+                       min, mean, pct[0], pct[1], pct[2], per_batch * nbatch);
             fflush(stdout);
         }
     }
     if (bad_data)
         fprintf(stderr, "latency: WARNING: rank 1 received wrong data; numbers are suspect\n");
 
+    free(trip_usec);
     free(batch_usec);
     free(buf);
     MPI_Finalize();

@@ -40,8 +40,9 @@ def num(s):
 
 
 def base_name(bench):
-    """'imb.Allreduce' or 'IMB-Allreduce' -> 'allreduce'."""
-    b = bench.lower()
+    """'imb.Allreduce' or 'IMB-Allreduce' -> 'allreduce'; a loaded run's 'latency@cpu' ->
+    'latency' (it gets its own panel, next to the quiet one)."""
+    b = bench.lower().split("@", 1)[0]
     for sep in (".", "-", "/", ":"):
         b = b.rsplit(sep, 1)[-1]
     return b

@@ -23,8 +23,9 @@
  * per-hop time stays comparable). The stop token makes one more, untimed, lap.
  *
  * Usage: ring [-m] [-l laps] [-L big_laps] [-s small] [-S big] [-T seconds] [-w warmup]
- *   -m   machine-readable output, per size:
- *        "size usec_per_hop_median total_s laps ranks usec_per_hop_mean"
+ *   -m   machine-readable output, per size: "RESULT bench=ring ranks=N size=S
+ *        value=<us/hop, median batch> unit=us status=ok total_s=.. laps=.. mean=.. p10=.. p50=..
+ *        p90=.." (percentiles per hop of single laps)
  *   -l   laps of the small token (default 2000), -s its size (default 8 B)
  *   -L   laps of the big token (default 500),    -S its size (default 64K; 0 = skip)
  *   -T   time budget per size in seconds (default 0 = none)
@@ -32,8 +33,6 @@
  */
 #define _POSIX_C_SOURCE 200112L
 #include "bench_common.h"
-
-#include <unistd.h>
 
 #define TAG_TOKEN 20
 #define TOKEN_STOP (-1)
@@ -53,42 +52,20 @@ typedef struct ring_result {
     int laps;
     double seconds;
     double median_hop_usec; /* per hop, median batch of laps */
+    double pct_hop_usec[3]; /* p10/p50/p90 per hop of single laps */
 } ring_result_t;
 
 static int parse_options(int argc, char **argv, options_t *opt_p)
 {
     options_t opt = {0, 2000, 500, 10, 8, 64 * 1024, 0.0};
-    int c;
-    while ((c = getopt(argc, argv, "ml:L:s:S:T:w:h")) != -1) {
-        switch (c) {
-        case 'm': opt.machine = 1; break;
-        case 'l':
-            if (bench_parse_int(optarg, &opt.laps) || opt.laps < 1)
-                return -1;
-            break;
-        case 'L':
-            if (bench_parse_int(optarg, &opt.big_laps) || opt.big_laps < 1)
-                return -1;
-            break;
-        case 's':
-            if (bench_parse_size(optarg, &opt.small))
-                return -1;
-            break;
-        case 'S':
-            if (bench_parse_size(optarg, &opt.big))
-                return -1;
-            break;
-        case 'T':
-            if (bench_parse_seconds(optarg, &opt.budget))
-                return -1;
-            break;
-        case 'w':
-            if (bench_parse_int(optarg, &opt.warmup))
-                return -1;
-            break;
-        default: return -1;
-        }
-    }
+    const bench_opt_t opts[] = {
+        {'m', BENCH_OPT_FLAG, &opt.machine, 0}, {'l', BENCH_OPT_INT, &opt.laps, 1},
+        {'L', BENCH_OPT_INT, &opt.big_laps, 1}, {'s', BENCH_OPT_SIZE, &opt.small, 0},
+        {'S', BENCH_OPT_SIZE, &opt.big, 0},     {'T', BENCH_OPT_SECONDS, &opt.budget, 0},
+        {'w', BENCH_OPT_INT, &opt.warmup, 0},
+    };
+    if (bench_getopt(argc, argv, opts, (int)(sizeof(opts) / sizeof(opts[0]))) != 0)
+        return -1;
     if (opt.small < sizeof(int) || (opt.big != 0 && opt.big < sizeof(int)) ||
         opt.small > ((size_t)1 << 30) || opt.big > ((size_t)1 << 30))
         return -1;
@@ -176,6 +153,10 @@ static int run_ring(int rank, int nranks, char *buf, size_t size, int laps, cons
     double median, min, mean;
     bench_stats(batch_sec, nbatch, &median, &min, &mean);
 
+    /* Per hop of single laps (sorts lap_sec, so after the batches are summed). */
+    bench_p10_50_90(lap_sec, done, res_p->pct_hop_usec);
+    for (int i = 0; i < 3; i++)
+        res_p->pct_hop_usec[i] *= 1e6 / nranks;
     res_p->laps = done;
     res_p->seconds = prev - t0;
     res_p->median_hop_usec = median * 1e6 / ((double)per_batch * nranks);
@@ -186,8 +167,10 @@ static void report(const options_t *opt, size_t size, int nranks, const ring_res
 {
     double mean_hop_usec = res->seconds * 1e6 / ((double)res->laps * nranks);
     if (opt->machine)
-        printf("%zu %.3f %.6f %d %d %.3f\n", size, res->median_hop_usec, res->seconds, res->laps,
-               nranks, mean_hop_usec);
+        printf("RESULT bench=ring ranks=%d size=%zu value=%.3f unit=us status=ok total_s=%.6f "
+               "laps=%d mean=%.3f p10=%.3f p50=%.3f p90=%.3f\n",
+               nranks, size, res->median_hop_usec, res->seconds, res->laps, mean_hop_usec,
+               res->pct_hop_usec[0], res->pct_hop_usec[1], res->pct_hop_usec[2]);
     else
         printf("  %12zu %14.3f %14.3f %12.4f %8d %6d\n", size, res->median_hop_usec, mean_hop_usec,
                res->seconds, res->laps, nranks);
@@ -228,9 +211,7 @@ int main(int argc, char **argv)
         if (opt.budget > 0)
             printf("; at most %.1f s per size", opt.budget);
         printf("\n");
-        if (opt.machine)
-            printf("# size usec_per_hop_median total_s laps ranks usec_per_hop_mean\n");
-        else
+        if (!opt.machine)
             printf("# %12s %14s %14s %12s %8s %6s\n", "size (B)", "us/hop median", "us/hop mean",
                    "total (s)", "laps", "ranks");
         fflush(stdout);
@@ -238,7 +219,7 @@ int main(int argc, char **argv)
 
     int bad = 0;
     for (int i = 0; i < nsizes; i++) {
-        ring_result_t res = {0, 0.0, 0.0};
+        ring_result_t res = {0, 0.0, 0.0, {0.0, 0.0, 0.0}};
         bad += run_ring(rank, nranks, buf, sizes[i], laps[i], &opt, lap_sec, &res);
         if (rank == 0)
             report(&opt, sizes[i], nranks, &res);

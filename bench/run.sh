@@ -11,7 +11,10 @@
 #   bench/ring.c        token ring, at every rank count of RANKS
 #   bench/imb.c         the IMB-style set, at every rank count of RANKS
 #   bench/dtype.c       derived datatypes: pack/unpack vs memcpy, column and cube faces, 2 ranks
-#   bench/apps/*.c      applications, at every rank count of APP_RANKS (1 = speedup base)
+#   bench/apps/*.c      applications, at every rank count of APP_RANKS (1 = speedup base);
+#                       apps/is (NAS-IS-style sort) at every rank count of RANKS
+#   bench/footprint.c   memory of a hello job (PSS, shared memory) at FOOTPRINT_RANKS, once
+#   bench/hog.c         the background load of LOAD= (no MPI)
 #
 # Environment knobs:
 #   QUICK=1          short run (under about 3 minutes): small problems, fewer repetitions
@@ -29,6 +32,16 @@
 #   NO_INSTALL=1     never apt-get install anything
 #   NO_PLOTS=1       skip the plots
 #   WAIT_QUIET=S     first wait up to S seconds for the 1-minute load average to drop below 1
+#   LOAD="..."       background loads to measure under, besides quiet: cpu (one CPU hog per
+#                    core: the standard load, also spelled std), mem (one memory-bandwidth hog),
+#                    both (the two together); several may be given. Empty or none: quiet only
+#   QUIET=0          with LOAD, leave out the quiet runs (loaded only)
+#   FOOTPRINT_RANKS="..."   rank counts of the memory-footprint runs (default "2 8 64 256 1024",
+#                    QUICK: "2 8 64"); FOOTPRINT_PEER_MAX=N: the peers only up to N ranks (64);
+#                    FOOTPRINT_TIMEOUT=S: the limit of one footprint run (300)
+#   RESULTS_DIR=DIR  where the run's directory is made (default bench/results)
+#   MEASURE_LOCK=F   hold flock(1) on file F during each run (with its hogs) and only then, so
+#                    that benchmarks of several people on one machine take turns run by run
 #
 # Output: bench/results/<timestamp>/{results.json,results.csv,report.md,meta.txt,*.png,logs/}
 # Runs alternate between implementations (ferry, mpich, openmpi, ferry, ...) for each
@@ -59,6 +72,8 @@ if [ "$QUICK" = 1 ]; then
     DTYPE_ARGS="-q"
     APP_ARGS="-q"
     LIMITS_ARGS="-r 5000"
+    IS_ARGS="-q"
+    FOOTPRINT_RANKS=${FOOTPRINT_RANKS-"2 8 64"}
 else
     REPS=${REPS:-3}
     TIMEOUT=${TIMEOUT:-120}
@@ -73,11 +88,31 @@ else
     DTYPE_ARGS=""
     APP_ARGS=""
     LIMITS_ARGS=""
+    IS_ARGS=""
+    FOOTPRINT_RANKS=${FOOTPRINT_RANKS-"2 8 64 256 1024"}
 fi
+FOOTPRINT_PEER_MAX=${FOOTPRINT_PEER_MAX:-64}
+FOOTPRINT_TIMEOUT=${FOOTPRINT_TIMEOUT:-300}
+QUIET=${QUIET:-1}
+LOAD=${LOAD:-}
+# The conditions every measurement runs under, in run order: quiet, then each load.
+CONDS=""
+[ "$QUIET" = 0 ] || CONDS=quiet
+for k in $LOAD; do
+    case $k in
+    none | quiet) ;;
+    std | cpu) CONDS="$CONDS cpu" ;;
+    mem | both) CONDS="$CONDS $k" ;;
+    *) printf 'run.sh: unknown LOAD kind "%s" (cpu, std, mem, both, none)\n' "$k" >&2; exit 2 ;;
+    esac
+done
+CONDS=$(printf '%s\n' $CONDS | awk '!seen[$0]++' | tr '\n' ' ')
+[ -n "${CONDS// /}" ] || CONDS=quiet
 CFLAGS="-O2 -std=c11 -Wall -Wextra -I$BENCH_DIR"
 
 STAMP=$(date +%Y%m%d-%H%M%S)
-OUT=$BENCH_DIR/results/$STAMP
+RESULTS_DIR=${RESULTS_DIR:-$BENCH_DIR/results}
+OUT=$RESULTS_DIR/$STAMP
 mkdir -p "$OUT/logs"
 CSV=$OUT/logs/rows.csv # results.csv = the machine description as '#' lines + these rows
 META=$OUT/meta.txt
@@ -137,7 +172,7 @@ impl_launch() {
 # The programs present, as "name source" lines (name = path under bench/ without .c).
 list_programs() {
     local f name
-    for name in latency bandwidth ring imb dtype comm; do
+    for name in latency bandwidth ring imb dtype comm footprint; do
         [ -f "$BENCH_DIR/$name.c" ] && echo "$name $BENCH_DIR/$name.c"
     done
     for f in "$BENCH_DIR"/apps/*.c; do
@@ -195,10 +230,11 @@ EOF
 # CSV: seq,impl,program,np,bench,ranks,size,rep,value,unit,status,extra,wall_s
 # Accepts the RESULT contract and the older "size value ..." lines of latency,
 # bandwidth and ring. Fields other than the contract's go to `extra` as k=v;k=v.
-parse_log() { # seq impl program np rep runstatus wall log
+parse_log() { # seq impl program np rep runstatus wall [load] <log
     awk -v seq="$1" -v impl="$2" -v prog="$3" -v np="$4" -v rep="$5" -v runstatus="$6" \
-        -v wall="$7" '
+        -v wall="$7" -v load="${8:-quiet}" '
     function row(bench, ranks, size, value, unit, status, extra) {
+        if (load != "quiet") extra = extra (extra == "" ? "" : ";") "load=" load
         gsub(/,/, ";", extra)
         printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", seq, impl, prog, np, bench, ranks, size, rep,
                value, unit, status, extra, wall
@@ -229,38 +265,85 @@ parse_log() { # seq impl program np rep runstatus wall log
     }'
 }
 
+# --- background load: hogs started before a loaded run and stopped after it ----------
+HOG_PIDS=""
+HOG_BIN=""
+NCPU=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)
+load_what() { # a condition -> words for the report
+    case $1 in
+    quiet) echo "no background load" ;;
+    cpu) echo "$NCPU CPU hogs (one per core)" ;;
+    mem) echo "1 memory-bandwidth hog (64 MiB copies)" ;;
+    both) echo "$NCPU CPU hogs (one per core) + 1 memory-bandwidth hog" ;;
+    esac
+}
+load_start() { # condition
+    local i n=0 kinds=""
+    case $1 in
+    quiet) return 0 ;;
+    cpu) n=$NCPU ;;
+    mem) kinds=mem ;;
+    both) n=$NCPU; kinds=mem ;;
+    esac
+    for i in $(seq 1 "$n"); do kinds="$kinds cpu"; done
+    for i in $kinds; do
+        # $$ is this script: a hog exits by itself once the harness is gone, even after a SIGKILL.
+        HOG_MAX_S=$((TIMEOUT + 60)) "$HOG_BIN" "$i" $$ </dev/null >>"$OUT/logs/hogs.log" 2>&1 9>&- &
+        HOG_PIDS="$HOG_PIDS $!"
+    done
+    sleep 0.2 # let the scheduler see them before the measurement starts
+}
+load_stop() {
+    local p
+    [ -n "$HOG_PIDS" ] || return 0
+    for p in $HOG_PIDS; do kill -TERM "$p" 2>/dev/null; done
+    for p in $HOG_PIDS; do wait "$p" 2>/dev/null; done
+    HOG_PIDS=""
+}
+
 SEQ=0
 DONE=0
-run_one() { # impl program np rep args...
-    local impl=$1 prog=$2 np=$3 rep=$4
-    shift 4
+run_one() { # impl program np rep cond args...
+    local impl=$1 prog=$2 np=$3 rep=$4 cond=$5
+    shift 5
     local tag=""
     case " $* " in *" -p "*) tag=-$(printf '%s\n' "$*" | sed -n 's/.*-p \([^ ]*\).*/\1/p') ;; esac
-    local log=$OUT/logs/$impl-${prog//\//_}$tag-np$np-rep$rep.log
+    local ctag=""
+    [ "$cond" = quiet ] || ctag=-$cond
+    local log=$OUT/logs/$impl-${prog//\//_}$tag-np$np-rep$rep$ctag.log
     local t0 t1 rc status wall
     SEQ=$((SEQ + 1))
     DONE=$((DONE + 1))
     impl_launch "$impl"
-    printf '[%3d/%d %3ds] %-8s %-14s np=%-2s rep %d/%d ... ' "$DONE" "$TOTAL" \
-        $(($(date +%s) - START)) "$impl" "$prog$tag" "$np" "$rep" "$REPS" >&2
+    printf '[%3d/%d %3ds] %-8s %-14s np=%-4s rep %d/%d %-5s ... ' "$DONE" "$TOTAL" \
+        $(($(date +%s) - START)) "$impl" "$prog$tag" "$np" "$rep" "$REPS" "$cond" >&2
+    local tmo=$TIMEOUT
+    [ "$prog" != footprint ] || tmo=$FOOTPRINT_TIMEOUT
+    if [ -n "${MEASURE_LOCK:-}" ]; then
+        exec 9>>"$MEASURE_LOCK"
+        flock 9
+    fi
+    load_start "$cond"
     t0=$(date +%s.%N)
-    timeout -k 5 "$TIMEOUT" "${LAUNCH[@]}" -n "$np" "$OUT/bin-$impl/$prog" -m "$@" \
-        >"$log" 2>&1 </dev/null
+    timeout -k 5 "$tmo" "${LAUNCH[@]}" -n "$np" "$OUT/bin-$impl/$prog" -m "$@" \
+        >"$log" 2>&1 </dev/null 9>&-
     rc=$?
     t1=$(date +%s.%N)
+    load_stop
+    [ -z "${MEASURE_LOCK:-}" ] || exec 9>&-
     case $rc in
     0) status=ok ;;
     124 | 137) status=timeout ;;
     *) status=fail ;;
     esac
     wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
-    parse_log "$SEQ" "$impl" "$prog" "$np" "$rep" "$status" "$wall" <"$log" >>"$CSV"
+    parse_log "$SEQ" "$impl" "$prog" "$np" "$rep" "$status" "$wall" "$cond" <"$log" >>"$CSV"
     local parsed=$?
     local nfail
     nfail=$(grep -c '^RESULT .*status=FAILED' "$log")
     if [ "$status" = timeout ]; then
-        printf 'TIMEOUT (>%s s), see %s\n' "$TIMEOUT" "${log#"$ROOT"/}" >&2
-        TIMED_OUT="$TIMED_OUT $impl:$prog$tag:$np"
+        printf 'TIMEOUT (>%s s), see %s\n' "$tmo" "${log#"$ROOT"/}" >&2
+        TIMED_OUT="$TIMED_OUT $impl:$prog$tag:$np:$cond"
     elif [ "$nfail" != 0 ]; then # before the exit status: such programs exit 1
         printf '%s s, %s VERIFICATION FAILED, see %s\n' "$wall" "$nfail" "${log#"$ROOT"/}" >&2
     elif [ "$parsed" != 0 ]; then
@@ -268,6 +351,31 @@ run_one() { # impl program np rep args...
     else
         printf 'ok (%s s)\n' "$wall" >&2
     fi
+}
+
+# The caches of CPU 0 as "L1d 32 KiB (per CPU), L2 1 MiB (per CPU), L3 32 MiB (shared by 2 CPUs)"
+# from sysfs (lscpu as a fallback), and meta lines cache_<name>=<KiB>, cache_<name>_cpus=<n>.
+cache_meta() {
+    local d lvl type size list name n kib desc=""
+    for d in /sys/devices/system/cpu/cpu0/cache/index*; do
+        [ -r "$d/level" ] || continue
+        lvl=$(cat "$d/level"); type=$(cat "$d/type"); size=$(cat "$d/size")
+        list=$(cat "$d/shared_cpu_list" 2>/dev/null || echo 0)
+        case $type in Instruction) continue ;; Data) name=L${lvl}d ;; *) name=L$lvl ;; esac
+        n=$(printf '%s\n' "$list" | awk -F, '{ n = 0; for (i = 1; i <= NF; i++) {
+                split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }')
+        kib=$(printf '%s\n' "$size" | awk '/M$/ { print $0 * 1024; next } { print $0 + 0 }')
+        meta "cache_$name" "$kib"
+        meta "cache_${name}_cpus" "$n"
+        desc="$desc${desc:+, }$name $(awk -v k="$kib" 'BEGIN { if (k >= 1024 && k % 1024 == 0)
+                printf "%d MiB", k / 1024; else printf "%d KiB", k }') ($([ "$n" -gt 1 ] &&
+                echo "shared by $n CPUs" || echo "per CPU"))"
+    done
+    if [ -z "$desc" ] && command -v lscpu >/dev/null 2>&1; then
+        desc=$(lscpu 2>/dev/null | awk -F': *' '/^L[123][di]? cache/ && !/L1i/ {
+                printf "%s%s %s", sep, substr($1, 1, index($1, " ") - 1), $2; sep = ", " }')
+    fi
+    meta caches "${desc:-unknown}"
 }
 
 write_report() {
@@ -301,6 +409,12 @@ meta kernel "$(uname -sr)"
 meta cpus "$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)"
 meta cpu_model "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)"
 meta memory "$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo 2>/dev/null)"
+cache_meta
+meta loads "$CONDS"
+for c in $CONDS; do meta "load_what_$c" "$(load_what "$c")"; done
+meta footprint_ranks "$FOOTPRINT_RANKS"
+meta footprint_peer_max "$FOOTPRINT_PEER_MAX"
+meta footprint_timeout "$FOOTPRINT_TIMEOUT"
 meta commit "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo none)"
 meta quick "$QUICK"
 meta reps "$REPS"
@@ -333,17 +447,31 @@ meta load_start "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 # Physical limits first (no MPI): the report expresses MPI numbers against them.
 if [ -f "$BENCH_DIR/limits.c" ] && selected limits; then
     say "run.sh: measuring physical limits (bench/limits.c)"
+    [ -z "${MEASURE_LOCK:-}" ] || { exec 9>>"$MEASURE_LOCK"; flock 9; }
     if cc -O2 -std=c11 -Wall -Wextra -pthread -o "$OUT/limits" "$BENCH_DIR/limits.c" \
         >"$OUT/logs/build-limits.log" 2>&1; then
         # shellcheck disable=SC2086
-        timeout -k 5 "$TIMEOUT" "$OUT/limits" -m $LIMITS_ARGS >"$OUT/logs/limits.log" 2>&1
+        timeout -k 5 "$TIMEOUT" "$OUT/limits" -m $LIMITS_ARGS >"$OUT/logs/limits.log" 2>&1 9>&-
         rc=$?
         parse_log 0 none limits 1 1 "$([ $rc = 0 ] && echo ok || echo fail)" 0 \
             <"$OUT/logs/limits.log" >>"$CSV" || say "run.sh: limits failed, see logs/limits.log"
     else
         say "run.sh: limits.c does not build, see logs/build-limits.log"
     fi
+    [ -z "${MEASURE_LOCK:-}" ] || exec 9>&-
 fi
+
+case " $CONDS " in
+*" cpu "* | *" mem "* | *" both "*)
+    HOG_BIN=$OUT/hog
+    if ! cc -O2 -std=c11 -Wall -Wextra -o "$HOG_BIN" "$BENCH_DIR/hog.c" >"$OUT/logs/build-hog.log" 2>&1; then
+        say "run.sh: bench/hog.c does not build (logs/build-hog.log): no loaded runs"
+        CONDS=quiet
+        meta loads "$CONDS"
+    fi ;;
+esac
+# Whatever happens, no hog outlives the harness (they also watch for it themselves).
+trap 'load_stop' EXIT
 
 ACTIVE=""
 for impl in $IMPLS; do
@@ -382,6 +510,8 @@ while read -r name src; do
     imb) for np in $RANKS; do add_plan imb "$np" "$IMB_ARGS"; done ;;
     dtype) add_plan dtype 2 "$DTYPE_ARGS" ;;
     comm) for np in $RANKS; do add_plan comm "$np" "$COMM_ARGS"; done ;;
+    footprint) for np in $FOOTPRINT_RANKS; do add_plan footprint "$np" ""; done ;;
+    apps/is) for np in $RANKS; do add_plan "$name" "$np" "$IS_ARGS"; done ;;
     apps/gauss) for np in $APP_RANKS; do for part in $GAUSS_P; do
                     add_plan "$name" "$np" "$APP_ARGS -p $part"; done; done ;;
     apps/*) for np in $APP_RANKS; do add_plan "$name" "$np" "$APP_ARGS"; done ;;
@@ -391,16 +521,25 @@ $(list_programs)
 EOF
 nimpl=$(echo $ACTIVE | wc -w)
 nplan=$(printf '%s' "$PLAN" | grep -c .)
-TOTAL=$((REPS * nplan * nimpl))
+ncond=$(echo $CONDS | wc -w)
+TOTAL=$((REPS * nplan * nimpl * ncond))
 TIMED_OUT=""
 SKIPPED=0
 
-trap 'say ""; say "run.sh: interrupted, reporting what was measured"; meta load_end "$(cut -d" " -f1-3 /proc/loadavg)"; write_report; exit 130' INT TERM
-say "run.sh: $TOTAL runs ($REPS repetitions x $nplan (program, ranks) x$ACTIVE), timeout ${TIMEOUT} s each"
+trap 'load_stop; say ""; say "run.sh: interrupted, reporting what was measured"; meta load_end "$(cut -d" " -f1-3 /proc/loadavg)"; write_report; exit 130' INT TERM
+say "run.sh: $TOTAL runs ($REPS repetitions x $nplan (program, ranks) x$ACTIVE x conditions: $CONDS), timeout ${TIMEOUT} s each"
 for rep in $(seq 1 "$REPS"); do
     while read -r prog np args; do
         [ -n "$prog" ] || continue
+        for cond in $CONDS; do
         for impl in $ACTIVE; do
+            # The footprint is a property of the library, not a timing: one quiet run, and
+            # the peers only up to FOOTPRINT_PEER_MAX ranks.
+            if [ "$prog" = footprint ] && { [ "$rep" -gt 1 ] || [ "$cond" != quiet ] ||
+                { [ "$impl" != ferry ] && [ "$np" -gt "$FOOTPRINT_PEER_MAX" ]; }; }; then
+                DONE=$((DONE + 1))
+                continue
+            fi
             if [ ! -x "$OUT/bin-$impl/$prog" ]; then
                 DONE=$((DONE + 1))
                 continue
@@ -413,19 +552,26 @@ for rep in $(seq 1 "$REPS"); do
             tag=""
             case " $args " in *" -p "*) tag=-$(printf '%s\n' "$args" | sed -n 's/.*-p \([^ ]*\).*/\1/p') ;; esac
             case " $TIMED_OUT " in
-            *" $impl:$prog$tag:$np "*)
+            *" $impl:$prog$tag:$np:$cond "*)
                 DONE=$((DONE + 1))
-                say "[$DONE/$TOTAL] $impl $prog np=$np rep $rep/$REPS: skipped (timed out before)"
+                say "[$DONE/$TOTAL] $impl $prog np=$np rep $rep/$REPS $cond: skipped (timed out before)"
                 continue ;;
             esac
+            if [ "$prog" = footprint ] && printf '%s\n' $TIMED_OUT | grep -q "^$impl:footprint:"; then
+                DONE=$((DONE + 1))
+                say "[$DONE/$TOTAL] $impl footprint np=$np: skipped (a smaller rank count timed out)"
+                continue
+            fi
             # shellcheck disable=SC2086
-            run_one "$impl" "$prog" "$np" "$rep" $args
+            run_one "$impl" "$prog" "$np" "$rep" "$cond" $args
+        done
         done
     done <<EOF
 $PLAN
 EOF
 done
 trap - INT TERM
+load_stop
 # Without latency (ONLY=...), the library strings come from the programs' own '# MPI library:' line.
 for impl in $ACTIVE; do
     grep -q "^library_$impl=" "$META" && continue
