@@ -154,17 +154,21 @@ void fy_shmc_publish(fy_shmc_t *st, const fy_comm_t *c)
 
 typedef struct {
     const fy_cflag_t *flag;
+    const int *world; /* members' world ranks */
     int lo, hi;
     uint64_t s;
 } wait_t;
 
-/* Members already seen at phase s are skipped on the next poll (flags only grow). */
+/* Members already seen at phase s are skipped on the next poll (flags only grow). The first
+ * member not there yet is the one the wait policy looks at. */
 static bool reached(void *arg)
 {
     wait_t *w = arg;
     while (w->lo < w->hi) {
-        if (atomic_load_explicit(&w->flag[w->lo].seq, memory_order_acquire) < w->s)
+        if (atomic_load_explicit(&w->flag[w->lo].seq, memory_order_acquire) < w->s) {
+            fy_wait_hint(w->world[w->lo]);
             return false;
+        }
         w->lo++;
     }
     return true;
@@ -172,7 +176,7 @@ static bool reached(void *arg)
 
 void fy_shmc_wait(fy_shmc_t *st, int lo, int hi, uint64_t s)
 {
-    wait_t w = {st->flag, lo, hi, s};
+    wait_t w = {st->flag, st->bell, lo, hi, s};
     /* The flags usually come within a cache-line transfer or two: poll them alone for a
      * moment before the general wait, whose every pass also polls point-to-point (a few
      * times longer than a flag). Not when ranks outnumber cores: there the core belongs to
@@ -182,4 +186,6 @@ void fy_shmc_wait(fy_shmc_t *st, int lo, int hi, uint64_t s)
             fy_cpu_relax();
     if (!reached(&w))
         fy_wait_until(reached, &w);
+    else
+        fy_wait_hint(-1); /* reached() left one for a wait that did not happen */
 }

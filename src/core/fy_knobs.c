@@ -9,7 +9,7 @@
 
 #include "mpi.h"
 
-static const char *const wait_words[] = {"auto", "spin", "block", NULL};
+static const char *const wait_words[] = {"auto", "spin", "block", "fixed", NULL};
 static const char *const rndv_words[] = {"auto", "stream", "cma", NULL};
 static const char *const queue_words[] = {"auto", "pair", "inbox", NULL};
 
@@ -22,11 +22,14 @@ static const char *const queue_words[] = {"auto", "pair", "inbox", NULL};
 
 const fy_knob_t fy_knobs[FY_KNOB_N] = {
     [FY_KNOB_WAIT] = {"FERRY_WAIT", FY_KNOB_WORD, wait_words, 0,
-                      "how a waiting rank waits: spin (poll only), block (sleep until woken), auto "
-                      "(poll for FERRY_SPIN_US, then sleep)",
+                      "how a waiting rank waits: spin (poll only), block (sleep until woken), "
+                      "fixed (poll for FERRY_SPIN_US, then sleep), auto (like fixed, but sleep at "
+                      "once when the awaited peer shares this CPU or is descheduled, and poll up "
+                      "to 20 times longer while it polls on another CPU)",
                       MPI_T_VERBOSITY_USER_BASIC, MPI_T_SCOPE_LOCAL, FY_KGROUP_WAIT},
     [FY_KNOB_SPIN_US] = {"FERRY_SPIN_US", FY_KNOB_NUMBER, NULL, 50,
-                         "microseconds a waiting rank polls before sleeping (FERRY_WAIT=auto)",
+                         "microseconds a waiting rank polls before sleeping (FERRY_WAIT=fixed; with auto, when "
+                         "the awaited peer's state says nothing)",
                          TUNER, MPI_T_SCOPE_LOCAL, FY_KGROUP_WAIT},
     [FY_KNOB_YIELD] = {"FERRY_YIELD", FY_KNOB_NUMBER, NULL, FY_KNOB_AUTO,
                        "1: a polling rank yields its core between polls (default: 1 when ranks "

@@ -54,6 +54,10 @@ extern int (*fy_progress_hook)(void);
  * Called with the library lock held; the lock is dropped while sleeping. */
 void fy_wait_until(bool (*done)(void *), void *arg);
 void fy_wait_req(fy_req_t *r);
+/* The world rank the next wait (of this thread) most likely needs, for the wait policy to look
+ * at; a done() callback may update it as it learns more. Unset, the wait looks at the rank that
+ * sent the latest message. Reset when the wait ends. */
+void fy_wait_hint(int world_rank);
 
 /* Tunables, read at init from the environment. */
 extern size_t fy_eager_max;
