@@ -32,8 +32,9 @@ const fy_knob_t fy_knobs[FY_KNOB_N] = {
                          "the awaited peer's state says nothing)",
                          TUNER, MPI_T_SCOPE_LOCAL, FY_KGROUP_WAIT},
     [FY_KNOB_YIELD] = {"FERRY_YIELD", FY_KNOB_NUMBER, NULL, FY_KNOB_AUTO,
-                       "1: a polling rank yields its core between polls (default: 1 when ranks "
-                       "outnumber cores)",
+                       "1: a polling rank yields its core between polls (default: when ranks "
+                       "outnumber cores and the machine's runnable threads are about as many as "
+                       "this job's awake ranks, rechecked every 10 ms)",
                        TUNER, MPI_T_SCOPE_LOCAL, FY_KGROUP_WAIT},
     [FY_KNOB_EAGER_MAX] = {"FERRY_EAGER_MAX", FY_KNOB_NUMBER, NULL, FY_KNOB_AUTO,
                            "largest message sent inline, in bytes (default: 64 KiB, less with "

@@ -1,5 +1,6 @@
 /* Progress and waiting: polling the transports, then sleeping on the doorbell so that ranks
  * that outnumber the cores give their CPU to the ranks that have work. */
+#include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,13 +52,18 @@ static int online_cpus(void)
  * its peer needs to produce what it waits for. The spin is a time, not a poll count, because a
  * poll costs more the more peers there are. Reread when MPI_T writes one of these knobs. */
 static int wait_oversubscribed;
+static int yield_auto; /* FERRY_YIELD unset and ranks outnumber cores: see check_load */
 static void apply_wait(void)
 {
     /* The knob's words, in order. */
     static const int modes[] = {FY_WAIT_AUTO, FY_WAIT_SPIN, FY_WAIT_BLOCK, FY_WAIT_FIXED};
     fy_rt.wait_mode = modes[fy_knob_word(FY_KNOB_WAIT, 0) % 4];
     fy_rt.spin_ns = fy_knob_number(FY_KNOB_SPIN_US, 50) * 1000;
-    fy_rt.spin_yield = (int)fy_knob_number(FY_KNOB_YIELD, wait_oversubscribed);
+    long y = fy_knob_number(FY_KNOB_YIELD, FY_KNOB_AUTO);
+    yield_auto = y == FY_KNOB_AUTO && wait_oversubscribed;
+    fy_rt.spin_yield = y == FY_KNOB_AUTO ? wait_oversubscribed : (int)y;
+    if (y == FY_KNOB_AUTO)
+        fy_knob_settle(FY_KNOB_YIELD, wait_oversubscribed);
     if (fy_rt.wait_mode == FY_WAIT_BLOCK)
         fy_rt.spin_ns = 0;
 }
@@ -192,6 +198,45 @@ static bool move_off(int cpu, int64_t now)
     return true;
 }
 
+/* Runnable threads on the machine now (the 4th field of /proc/loadavg, "running/total"), 0
+ * when unknown. A read costs a few microseconds: check_load calls it rarely. */
+static int runnable_threads(void)
+{
+    static int fd = -2;
+    if (fd == -2)
+        fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    char buf[128];
+    ssize_t n = fd >= 0 ? pread(fd, buf, sizeof buf - 1, 0) : -1;
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    const char *p = buf;
+    for (int field = 0; field < 3 && p; field++) {
+        p = strchr(p, ' ');
+        if (p)
+            p++;
+    }
+    return p ? atoi(p) : 0;
+}
+
+/* Ranks that outnumber the cores poll with sched_yield, which hands the core to a rank that
+ * has work when the other runnable threads are ranks of this job, but to a busy program for a
+ * whole slice when they are not (8 ranks on 2 cores beside two busy loops: a ring hop took
+ * 3-6 ms with yielding, 10 us without). So unless FERRY_YIELD says otherwise, yield only while
+ * the machine's runnable threads are about as many as this machine's ranks that are awake;
+ * looked at every 10 ms at most. */
+#define LOAD_GAP_NS 10000000
+static void check_load(int64_t now)
+{
+    static int64_t checked;
+    if (!yield_auto || now - checked < LOAD_GAP_NS)
+        return;
+    checked = now;
+    int running = runnable_threads();
+    if (running > 0)
+        fy_rt.spin_yield = running <= fy_shm_awake_count() + 1;
+}
+
 /* One look at the peer and the policy's decision (fy_wait_policy.h). */
 static fy_wait_do_t decide(int64_t now, int64_t idle_ns, int64_t spin_ns, int cpu)
 {
@@ -199,7 +244,7 @@ static fy_wait_do_t decide(int64_t now, int64_t idle_ns, int64_t spin_ns, int cp
         .idle_ns = idle_ns,
         .spin_ns = spin_ns,
         .adaptive = fy_rt.wait_mode == FY_WAIT_AUTO,
-        .oversubscribed = fy_rt.spin_yield,
+        .oversubscribed = wait_oversubscribed || fy_rt.spin_yield,
     };
     int peer = wait_peer >= 0 ? wait_peer : last_src;
     fy_shm_look_t look;
@@ -235,7 +280,8 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
     while (!done(arg)) {
         /* Every 32 passes, busy or idle (a clock read costs as much as a poll): a beat, so that
          * peers see this rank runs, and for an idle wait the policy's decision. */
-        bool look = (++polls & 31) == 0 && fy_rt.wait_mode != FY_WAIT_SPIN;
+        /* A yielding pass may last a whole slice of another program: look at every one. */
+        bool look = ((++polls & 31) == 0 || fy_rt.spin_yield) && fy_rt.wait_mode != FY_WAIT_SPIN;
         int64_t now = 0;
         int cpu = -1;
         if (look) {
@@ -243,6 +289,7 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
             cpu = sched_getcpu();
             fy_shm_beat(now, cpu);
             beating = true;
+            check_load(now);
         }
         if (fy_progress()) {
             idle_since = 0;

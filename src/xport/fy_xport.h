@@ -98,6 +98,9 @@ void fy_shm_beat(int64_t now_ns, int cpu);
 void fy_shm_beat_end(void);
 int fy_shm_peer_look(int r, fy_shm_look_t *look);
 int64_t fy_shm_wake_ns(void);
+/* Ranks of this machine's job that are not asleep in a wait nor finalized (1 without a
+ * segment). */
+int fy_shm_awake_count(void);
 /* Rings our own doorbell, for a thread that completed another thread's request. */
 void fy_shm_wake_self(void);
 /* Leaving: this rank has entered MPI_Finalize and will send (after what is already queued)

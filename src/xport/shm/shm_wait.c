@@ -142,6 +142,17 @@ void fy_shm_beat_end(void)
         atomic_store_explicit(&fy_shm.bell[fy_shm.rank].polling, 0, memory_order_relaxed);
 }
 
+int fy_shm_awake_count(void)
+{
+    if (!fy_shm.base)
+        return 1;
+    int awake = 0;
+    for (int r = 0; r < fy_shm.n; r++)
+        awake += atomic_load_explicit(&fy_shm.bell[r].sleepers, memory_order_relaxed) == 0 &&
+                 !atomic_load_explicit(&fy_shm.bell[r].gone, memory_order_relaxed);
+    return awake;
+}
+
 int fy_shm_peer_look(int r, fy_shm_look_t *look)
 {
     if (!fy_shm.base || r < 0 || r >= fy_shm.n || r == fy_shm.rank)
