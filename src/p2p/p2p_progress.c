@@ -222,7 +222,7 @@ static int runnable_threads(void)
 /* Ranks that outnumber the cores poll with sched_yield, which hands the core to a rank that
  * has work when the other runnable threads are ranks of this job, but to a busy program for a
  * whole slice when they are not (8 ranks on 2 cores beside two busy loops: a ring hop took
- * 3-6 ms with yielding, 10 us without). So unless FERRY_YIELD says otherwise, yield only while
+ * 1-6 ms with yielding, 10-175 us without). So unless FERRY_YIELD says otherwise, yield only while
  * the machine's runnable threads are about as many as this machine's ranks that are awake;
  * looked at every 10 ms at most. */
 #define LOAD_GAP_NS 10000000
