@@ -11,6 +11,7 @@
 #include "fy_p2p_stats.h"
 #include "fy_runtime.h"
 #include "fy_select.h"
+#include "fy_wait_policy.h"
 #include "mpit.h"
 
 enum kind {
@@ -25,7 +26,9 @@ enum kind {
     UNEXP_LEN,
     UNEXP_HWM,
     WAIT,
-    PICKS
+    PICKS,
+    WAIT_DO,
+    WAIT_MOVES
 };
 
 typedef struct {
@@ -39,7 +42,7 @@ typedef struct {
     int cat;
 } pvar_t;
 
-enum { NPVAR_MAX = 16 + FY_COLL_NTABLES * FY_SELECT_MAX_ROWS };
+enum { NPVAR_MAX = 24 + FY_COLL_NTABLES * FY_SELECT_MAX_ROWS };
 static pvar_t pvars[NPVAR_MAX];
 static int npvars;
 
@@ -94,6 +97,17 @@ void fy_mpit_pvar_init(void)
         "the most messages the unexpected queues held at once since the process started");
     add(WAIT, MPI_T_PVAR_CLASS_TIMER, 0, FY_TCAT_WAIT, "wait_time",
         "seconds spent waiting for completion (polling or asleep) while the handle was started");
+    /* The wait policy's decisions (src/p2p/fy_wait_policy.h; xp holds the fy_wait_do_t). */
+    add(WAIT_DO, C, FY_WAIT_POLL_RUNNING, FY_TCAT_WAIT, "wait_polls_running",
+        "times a waiting rank polled past FERRY_SPIN_US because its peer polled on another CPU");
+    add(WAIT_DO, C, FY_WAIT_SLEEP_SPENT, FY_TCAT_WAIT, "wait_sleeps_spent",
+        "times a waiting rank slept because its spin was spent");
+    add(WAIT_DO, C, FY_WAIT_SLEEP_SHARED, FY_TCAT_WAIT, "wait_sleeps_shared",
+        "times a waiting rank chose to sleep (or move) because its peer was on the same CPU");
+    add(WAIT_DO, C, FY_WAIT_SLEEP_OFF, FY_TCAT_WAIT, "wait_sleeps_off",
+        "times a waiting rank slept at once because its peer polled but was descheduled");
+    add(WAIT_MOVES, C, 0, FY_TCAT_WAIT, "wait_moves",
+        "times a waiting rank moved itself off the CPU its peer was stacked on");
     for (int c = 0; c < FY_COLL_NTABLES; c++) {
         const char *names[FY_SELECT_MAX_ROWS];
         int n = fy_select_algos(c, names, FY_SELECT_MAX_ROWS);
@@ -151,6 +165,8 @@ static uint64_t raw(const pvar_t *p)
     case UNEXP_HWM: return s->unexp_hwm;
     case WAIT: return s->wait_ns;
     case PICKS: return fy_select_picks(p->coll, p->algo);
+    case WAIT_DO: return s->wait_do[p->xp];
+    case WAIT_MOVES: return s->wait_moves;
     }
     return 0;
 }

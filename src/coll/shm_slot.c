@@ -225,19 +225,23 @@ void fy_shmc_publish_ring(fy_shmc_t *st, const fy_comm_t *c)
 typedef struct {
     const fy_cflag_t *flag;
     const fy_ccount_t *count; /* non-NULL: wait for every member through the counter */
+    const int *world;         /* members' world ranks */
     int lo, hi;
     uint64_t s, full;
 } wait_t;
 
-/* Members already seen at phase s are skipped on the next poll (flags only grow). */
+/* Members already seen at phase s are skipped on the next poll (flags only grow). The first
+ * member not there yet is the one the wait policy looks at. */
 static bool reached(void *arg)
 {
     wait_t *w = arg;
     if (w->count)
         return atomic_load_explicit(&w->count->n, memory_order_acquire) >= w->full;
     while (w->lo < w->hi) {
-        if (atomic_load_explicit(&w->flag[w->lo].seq, memory_order_acquire) < w->s)
+        if (atomic_load_explicit(&w->flag[w->lo].seq, memory_order_acquire) < w->s) {
+            fy_wait_hint(w->world[w->lo]);
             return false;
+        }
         w->lo++;
     }
     return true;
@@ -247,7 +251,7 @@ void fy_shmc_wait(fy_shmc_t *st, int lo, int hi, uint64_t s)
 {
     if (s == 0) /* a guard on a buffer never used: nothing to wait for */
         return;
-    wait_t w = {st->flag, NULL, lo, hi, s, 0};
+    wait_t w = {st->flag, NULL, st->bell, lo, hi, s, 0};
     if (hi - lo > 1) {
         w.count = &st->count[(s - 1) % FY_SHM_COLL_COUNTERS];
         w.full = count_full(s, hi - lo);
@@ -261,4 +265,6 @@ void fy_shmc_wait(fy_shmc_t *st, int lo, int hi, uint64_t s)
             fy_cpu_relax();
     if (!reached(&w))
         fy_wait_until(reached, &w);
+    else
+        fy_wait_hint(-1); /* reached() left one for a wait that did not happen */
 }

@@ -9,7 +9,7 @@
 
 #include "mpi.h"
 
-static const char *const wait_words[] = {"auto", "spin", "block", NULL};
+static const char *const wait_words[] = {"auto", "spin", "block", "fixed", NULL};
 static const char *const rndv_words[] = {"auto", "stream", "cma", "split", NULL};
 static const char *const queue_words[] = {"auto", "pair", "inbox", NULL};
 static const char *const calibrate_words[] = {"cache", "recalibrate", "skip", NULL};
@@ -23,15 +23,19 @@ static const char *const calibrate_words[] = {"cache", "recalibrate", "skip", NU
 
 const fy_knob_t fy_knobs[FY_KNOB_N] = {
     [FY_KNOB_WAIT] = {"FERRY_WAIT", FY_KNOB_WORD, wait_words, 0,
-                      "how a waiting rank waits: spin (poll only), block (sleep until woken), auto "
-                      "(poll for FERRY_SPIN_US, then sleep)",
+                      "how a waiting rank waits: spin (poll only), block (sleep until woken), "
+                      "fixed (poll for FERRY_SPIN_US, then sleep), auto (like fixed, but sleep at "
+                      "once when the awaited peer shares this CPU or is descheduled, and poll up "
+                      "to 20 times longer while it polls on another CPU)",
                       MPI_T_VERBOSITY_USER_BASIC, MPI_T_SCOPE_LOCAL, FY_KGROUP_WAIT},
     [FY_KNOB_SPIN_US] = {"FERRY_SPIN_US", FY_KNOB_NUMBER, NULL, 50,
-                         "microseconds a waiting rank polls before sleeping (FERRY_WAIT=auto)",
+                         "microseconds a waiting rank polls before sleeping (FERRY_WAIT=fixed; with auto, when "
+                         "the awaited peer's state says nothing)",
                          TUNER, MPI_T_SCOPE_LOCAL, FY_KGROUP_WAIT},
     [FY_KNOB_YIELD] = {"FERRY_YIELD", FY_KNOB_NUMBER, NULL, FY_KNOB_AUTO,
-                       "1: a polling rank yields its core between polls (default: 1 when ranks "
-                       "outnumber cores)",
+                       "1: a polling rank yields its core between polls (default: when ranks "
+                       "outnumber cores and the machine's runnable threads are about as many as "
+                       "this job's awake ranks, rechecked every 10 ms)",
                        TUNER, MPI_T_SCOPE_LOCAL, FY_KGROUP_WAIT},
     [FY_KNOB_EAGER_MAX] = {"FERRY_EAGER_MAX", FY_KNOB_NUMBER, NULL, FY_KNOB_AUTO,
                            "largest message sent inline, in bytes (default: a sixteenth of the L2 "

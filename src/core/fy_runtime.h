@@ -10,7 +10,7 @@
 
 struct fy_pmi;
 
-enum { FY_WAIT_AUTO, FY_WAIT_SPIN, FY_WAIT_BLOCK };
+enum { FY_WAIT_AUTO, FY_WAIT_SPIN, FY_WAIT_BLOCK, FY_WAIT_FIXED };
 
 typedef struct fy_runtime {
     int rank, size; /* in MPI_COMM_WORLD */

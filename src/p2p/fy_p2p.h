@@ -60,6 +60,10 @@ void fy_wait_req(fy_req_t *r);
  * waiter polls (a split rendezvous: polling makes it finish sooner, sleeping leaves the copy
  * to the receiver). */
 bool fy_p2p_send_helps(const fy_req_t *r);
+/* The world rank the next wait (of this thread) most likely needs, for the wait policy to look
+ * at; a done() callback may update it as it learns more. Unset, the wait looks at the rank that
+ * sent the latest message. Reset when the wait ends. */
+void fy_wait_hint(int world_rank);
 
 /* Tunables, chosen at init from the machine and the environment (p2p_thresholds.c). */
 enum { FY_RNDV_AUTO, FY_RNDV_STREAM, FY_RNDV_CMA, FY_RNDV_SPLIT }; /* FERRY_RNDV's words */

@@ -20,6 +20,8 @@ typedef struct fy_p2p_stats {
     uint64_t unexp_len; /* messages now in the unexpected queues */
     uint64_t unexp_hwm; /* the most there ever were */
     uint64_t wait_ns;   /* time in fy_wait_* while `timing` */
+    uint64_t wait_do[5]; /* the wait policy's decisions, by fy_wait_do_t (fy_wait_policy.h) */
+    uint64_t wait_moves; /* times a waiting rank moved off the CPU its peer was stacked on */
     unsigned timing;    /* MPI_T handles measuring wait time that are started */
 } __attribute__((aligned(64))) fy_p2p_stats_t;
 

@@ -1,5 +1,6 @@
 /* Progress and waiting: polling the transports, then sleeping on the doorbell so that ranks
  * that outnumber the cores give their CPU to the ranks that have work. */
+#include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +13,19 @@
 #include "fy_runtime.h"
 #include "fy_bsend.h"
 #include "fy_part.h"
+#include "fy_wait_policy.h"
 #include "p2p_internal.h"
 
 void fy_p2p_recv_fini(void);
 void fy_p2p_gone_fini(void);
 
+/* The world rank that sent the latest record: when a wait does not say whom it waits for,
+ * most likely the next one comes from there too (a ping-pong, a ring, a pipeline). */
+static int last_src = -1;
+
 static void deliver(const fy_hdr_t *h, const void *payload)
 {
+    last_src = h->world_src;
     switch (h->kind) {
     case FY_MSG_EAGER:
     case FY_MSG_RTS: fy_p2p_on_message(h, payload); break;
@@ -46,12 +53,18 @@ static int online_cpus(void)
  * its peer needs to produce what it waits for. The spin is a time, not a poll count, because a
  * poll costs more the more peers there are. Reread when MPI_T writes one of these knobs. */
 static int wait_oversubscribed;
+static int yield_auto; /* FERRY_YIELD unset and ranks outnumber cores: see check_load */
 static void apply_wait(void)
 {
-    static const int modes[] = {FY_WAIT_AUTO, FY_WAIT_SPIN, FY_WAIT_BLOCK}; /* the knob's words */
-    fy_rt.wait_mode = modes[fy_knob_word(FY_KNOB_WAIT, 0) % 3];
+    /* The knob's words, in order. */
+    static const int modes[] = {FY_WAIT_AUTO, FY_WAIT_SPIN, FY_WAIT_BLOCK, FY_WAIT_FIXED};
+    fy_rt.wait_mode = modes[fy_knob_word(FY_KNOB_WAIT, 0) % 4];
     fy_rt.spin_ns = fy_knob_number(FY_KNOB_SPIN_US, 50) * 1000;
-    fy_rt.spin_yield = (int)fy_knob_number(FY_KNOB_YIELD, wait_oversubscribed);
+    long y = fy_knob_number(FY_KNOB_YIELD, FY_KNOB_AUTO);
+    yield_auto = y == FY_KNOB_AUTO && wait_oversubscribed;
+    fy_rt.spin_yield = y == FY_KNOB_AUTO ? wait_oversubscribed : (int)y;
+    if (y == FY_KNOB_AUTO)
+        fy_knob_settle(FY_KNOB_YIELD, wait_oversubscribed);
     if (fy_rt.wait_mode == FY_WAIT_BLOCK)
         fy_rt.spin_ns = 0;
 }
@@ -131,30 +144,158 @@ static inline int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Polls for spin_ns of idleness before each sleep (see fy_wait_until). */
+/* Whom the current wait most likely needs (a world rank, -1: unknown, then last_src). */
+static _Thread_local int wait_peer = -1;
+
+void fy_wait_hint(int world_rank)
+{
+    wait_peer = world_rank;
+}
+
+_Static_assert(sizeof fy_p2p_stats.wait_do / sizeof *fy_p2p_stats.wait_do == FY_WAIT_DO_N,
+               "one counter per decision");
+
+/* A peer stacked on this rank's CPU can answer only when this rank stops running; sleeping
+ * lets it, at the price of a wake-up per message, and the scheduler keeps such a pair together
+ * (it wakes a sleeper near its waker). So a rank that keeps finding its peer on its own CPU,
+ * while every rank has a CPU of its own, moves itself off: it narrows its affinity to the other
+ * allowed CPUs, which migrates it at once, and restores the mask right away, so that it is
+ * never pinned. Rate-limited: a move costs tens of microseconds. */
+enum { SHARED_BEFORE_MOVE = 2 };
+#define MOVE_GAP_NS 100000
+static int shared_streak;
+static int64_t last_move;
+
+static bool move_off(int cpu, int64_t now)
+{
+    static cpu_set_t allowed;
+    static int have_allowed = -1; /* -1: not read yet; 0: unusable */
+    if (have_allowed < 0)
+        have_allowed = sched_getaffinity(0, sizeof allowed, &allowed) == 0 &&
+                       CPU_COUNT(&allowed) >= 2 && fy_rt.size <= CPU_COUNT(&allowed);
+    if (!have_allowed || cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &allowed) ||
+        now - last_move < MOVE_GAP_NS)
+        return false;
+    cpu_set_t others = allowed;
+    CPU_CLR(cpu, &others);
+    last_move = now;
+    if (sched_setaffinity(0, sizeof others, &others) != 0)
+        return false;
+    sched_setaffinity(0, sizeof allowed, &allowed);
+    fy_p2p_stats.wait_moves++;
+    return true;
+}
+
+/* Runnable threads on the machine now (the 4th field of /proc/loadavg, "running/total"), 0
+ * when unknown. A read costs a few microseconds: check_load calls it rarely. */
+static int runnable_threads(void)
+{
+    static int fd = -2;
+    if (fd == -2)
+        fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    char buf[128];
+    ssize_t n = fd >= 0 ? pread(fd, buf, sizeof buf - 1, 0) : -1;
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    const char *p = buf;
+    for (int field = 0; field < 3 && p; field++) {
+        p = strchr(p, ' ');
+        if (p)
+            p++;
+    }
+    return p ? atoi(p) : 0;
+}
+
+/* Ranks that outnumber the cores poll with sched_yield, which hands the core to a rank that
+ * has work when the other runnable threads are ranks of this job, but to a busy program for a
+ * whole slice when they are not (8 ranks on 2 cores beside two busy loops: a ring hop took
+ * 1-6 ms with yielding, 10-175 us without). So unless FERRY_YIELD says otherwise, yield only while
+ * the machine's runnable threads are about as many as this machine's ranks that are awake;
+ * looked at every 10 ms at most. */
+#define LOAD_GAP_NS 10000000
+static void check_load(int64_t now)
+{
+    static int64_t checked;
+    if (!yield_auto || now - checked < LOAD_GAP_NS)
+        return;
+    checked = now;
+    int running = runnable_threads();
+    if (running > 0)
+        fy_rt.spin_yield = running <= fy_shm_awake_count() + 1;
+}
+
+/* One look at the peer and the policy's decision (fy_wait_policy.h). */
+static fy_wait_do_t decide(int64_t now, int64_t idle_ns, int64_t spin_ns, int cpu)
+{
+    fy_wait_in_t in = {
+        .idle_ns = idle_ns,
+        .spin_ns = spin_ns,
+        .adaptive = fy_rt.wait_mode == FY_WAIT_AUTO,
+        .oversubscribed = wait_oversubscribed || fy_rt.spin_yield,
+    };
+    int peer = wait_peer >= 0 ? wait_peer : last_src;
+    fy_shm_look_t look;
+    if (in.adaptive && !in.oversubscribed && peer >= 0 && fy_shm_peer_look(peer, &look)) {
+        in.peer_known = 1;
+        in.peer_sleeping = look.sleeping;
+        in.peer_polling = look.polling;
+        in.peer_age_ns = now - look.beat_ns;
+        in.same_cpu = look.cpu == cpu;
+    }
+    fy_wait_do_t d = fy_wait_policy(&in);
+    fy_p2p_stats.wait_do[d]++;
+    if (d != FY_WAIT_SLEEP_SHARED)
+        shared_streak = 0;
+    else if (++shared_streak >= SHARED_BEFORE_MOVE && move_off(cpu, now)) {
+        shared_streak = 0;
+        return FY_WAIT_POLL; /* on another CPU now: the peer can run where this rank was */
+    }
+    return d;
+}
+
+/* Polls, publishing every 32 polls that this rank polls (a beat), and at those moments asks the
+ * policy whether to go on polling or to sleep on the doorbell (see fy_wait_until). */
 static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
 {
     int64_t idle_since = 0; /* 0: not idle yet */
     unsigned polls = 0;
+    bool beating = false;
     /* Wait time is measured only while an MPI_T handle asks for it: two clock reads per
      * wait would show in a ping-pong. */
     int64_t began = fy_p2p_stats.timing ? now_ns() : 0;
     fy_p2p_stuck_t st = {0};
     while (!done(arg)) {
+        /* Every 32 passes, busy or idle (a clock read costs as much as a poll): a beat, so that
+         * peers see this rank runs, and for an idle wait the policy's decision. */
+        /* A yielding pass may last a whole slice of another program: look at every one. */
+        bool look = ((++polls & 31) == 0 || fy_rt.spin_yield) && fy_rt.wait_mode != FY_WAIT_SPIN;
+        int64_t now = 0;
+        int cpu = -1;
+        if (look) {
+            now = now_ns();
+            cpu = sched_getcpu();
+            fy_shm_beat(now, cpu);
+            beating = true;
+            check_load(now);
+        }
         if (fy_progress()) {
             idle_since = 0;
             if (st.stuck)
                 fy_p2p_deadlock_check(&st, true, false);
             continue;
         }
-        /* FERRY_WAIT=spin never sleeps: look for peers that left now and then. */
-        if (fy_rt.wait_mode == FY_WAIT_SPIN && (++polls & 4095) == 0 && fy_p2p_check_gone())
-            continue;
-        /* Read the clock only every 32 idle polls: it costs as much as a poll. */
-        if (fy_rt.wait_mode == FY_WAIT_SPIN || (++polls & 31) != 0 || idle_since == 0 ||
-            now_ns() - idle_since < spin_ns) {
-            if (idle_since == 0 && fy_rt.wait_mode != FY_WAIT_SPIN)
-                idle_since = now_ns();
+        bool sleep = false;
+        if (fy_rt.wait_mode == FY_WAIT_SPIN) {
+            /* FERRY_WAIT=spin never sleeps: look for peers that left now and then. */
+            if ((polls & 4095) == 0 && fy_p2p_check_gone())
+                continue;
+        } else {
+            if (idle_since == 0)
+                idle_since = now ? now : now_ns();
+            sleep = look && fy_wait_sleeps(decide(now, now - idle_since, spin_ns, cpu));
+        }
+        if (!sleep) {
             if (fy_rt.locking) { /* let other threads in between polls */
                 fy_unlock();
                 cpu_relax();
@@ -173,6 +314,7 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
                 fy_p2p_deadlock_check(&st, true, false);
             continue;
         }
+        fy_shm_beat_end(); /* asleep now: the sleeper count says so */
         fy_shm_sleep_prepare();
         if (fy_progress() || done(arg)) {
             fy_shm_sleep_done();
@@ -186,12 +328,19 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
         fy_shm_sleep(200);
         fy_lock();
         fy_shm_sleep_done();
+        /* Running again: say so at once, before a peer takes the stale beat for a descheduled
+         * poller. */
+        now = now_ns();
+        fy_shm_beat(now, sched_getcpu());
         /* The launcher is gone: nobody will ever stop this job, so stop now. */
         if (fy_rt.size > 1 && getppid() != fy_rt.launcher_pid)
             fy_fatal(MPI_ERR_OTHER, "the launcher has died; ending this rank");
         /* Woken: what we wait for is probably here; poll a little before sleeping again. */
-        idle_since = now_ns() - spin_ns / 2;
+        idle_since = now - spin_ns / 2;
     }
+    if (beating)
+        fy_shm_beat_end();
+    wait_peer = -1;
     if (began)
         fy_p2p_stats.wait_ns += (uint64_t)(now_ns() - began);
     if (st.stuck)
@@ -218,6 +367,10 @@ void fy_wait_req(fy_req_t *r)
     int64_t spin = fy_rt.spin_ns;
     if (r->kind == FY_REQ_SEND && r->pstate == FY_PS_WAIT_FIN && (int64_t)(r->bytes / 4) > spin)
         spin = (int64_t)(r->bytes / 4);
+    if (r->kind == FY_REQ_SEND)
+        wait_peer = r->world_peer;
+    else if (r->kind == FY_REQ_RECV && r->peer >= 0 && r->comm)
+        wait_peer = fy_comm_peer_world(r->comm, r->peer);
     wait_spinning(req_done, r, spin);
 }
 

@@ -123,6 +123,24 @@ int fy_shm_getv(int src, const struct iovec *riov, int n, void *dst, size_t len)
 /* Whether single copy is allowed (not FERRY_CMA=0, not yet refused by the kernel). */
 int fy_shm_cma_usable(void);
 
+/* What the wait policy can know about a rank (src/p2p/wait_policy.c): fy_shm_beat publishes
+ * this rank's (it polls, at `now_ns`, on `cpu`), fy_shm_beat_end withdraws it when the wait
+ * ends, fy_shm_peer_look reads rank r's (0 when r has no doorbell: self, or no segment).
+ * fy_shm_wake_ns: how long this rank's recent wake-ups took, from a peer's futex_wake to
+ * running again (a moving average; 0 before the first). */
+typedef struct fy_shm_look {
+    int sleeping;    /* some thread of r sits in futex_wait (or is about to) */
+    int polling;     /* r is inside a wait, polling */
+    int cpu;         /* the CPU of r's latest beat */
+    int64_t beat_ns; /* when r last said it polls */
+} fy_shm_look_t;
+void fy_shm_beat(int64_t now_ns, int cpu);
+void fy_shm_beat_end(void);
+int fy_shm_peer_look(int r, fy_shm_look_t *look);
+int64_t fy_shm_wake_ns(void);
+/* Ranks of this machine's job that are not asleep in a wait nor finalized (1 without a
+ * segment). */
+int fy_shm_awake_count(void);
 /* Rings our own doorbell, for a thread that completed another thread's request. */
 void fy_shm_wake_self(void);
 /* Leaving: this rank has entered MPI_Finalize and will send (after what is already queued)

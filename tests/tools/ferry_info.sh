@@ -30,7 +30,8 @@ for w in 'build type:' 'compiler:' 'install prefix:' '^Control variables' '^Perf
          '^Categories' 'FERRY_WAIT = auto' 'one of: auto spin block' 'msgs_sent_shm: counter' \
          'bytes_recv_self: counter' 'unexpected_highwater: highwatermark' 'wait_time: timer' \
          'rndv_sends: counter' 'coll_allreduce_ring: counter' '^  ferry: ' '^    ferry_p2p: ' \
-         '^      ferry_transport_shm: ' '^      ferry_coll_allreduce: '; do
+         '^      ferry_transport_shm: ' '^      ferry_coll_allreduce: ' \
+         'one of: auto spin block fixed' 'wait_sleeps_shared: counter' 'wait_moves: counter'; do
     grep -q -- "$w" info.txt || err "text output lacks '$w'"
 done
 

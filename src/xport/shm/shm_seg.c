@@ -460,6 +460,7 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
     if (rc != MPI_SUCCESS)
         return rc;
     s->bell[rank].pid = (int32_t)getpid();
+    atomic_store(&s->bell[rank].cpu, -1); /* no CPU published yet: never "the same as mine" */
     populate_own_rings(s);
     /* Everyone has mapped the segment after this fence: the name is no longer needed. */
     if (fy_pmi_fence(pmi) != 0)

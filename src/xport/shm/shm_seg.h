@@ -3,7 +3,8 @@
  *
  * Layout (every part cache-line aligned):
  *   fy_shm_hdr_t                         magic, rank count, ring size
- *   fy_bell_t bell[n]                    one doorbell per rank (futex word, sleeper count, pid)
+ *   fy_bell_t bell[n]                    one doorbell per rank (futex word, sleeper count, pid,
+ *                                        and a line saying whether the rank polls, where, when)
  *   ring[dst][src] for dst,src < n       a single-producer single-consumer byte ring per pair,
  *   or inbox[dst] for dst < n            or (wide jobs) one multi-producer queue per receiver
  *   fy_shm_coll_t, then coll_slots slots  shared-memory collectives (src/coll/shm_*.c): a slot
@@ -85,6 +86,15 @@ typedef struct fy_bell {
     atomic_uint sleepers;                   /* threads of this rank in or near futex_wait */
     int32_t pid;
     atomic_uint gone; /* 1: this rank entered MPI_Finalize; it sends and receives no more */
+    _Atomic int64_t rung_ns; /* CLOCK_MONOTONIC when a peer last woke a sleeper here: the
+                              * sleeper times its own wake-up from it */
+    /* What a peer deciding whether to wait for this rank by polling or by sleeping can know
+     * (the wait policy, src/p2p/wait_policy.c). Written only by this rank, while it waits and
+     * has polled idle for a while, on a line of its own: producers read `sleepers` above on
+     * every send and must not miss on it. */
+    _Alignas(FY_CACHELINE) _Atomic int64_t beat_ns; /* CLOCK_MONOTONIC of a recent idle poll */
+    atomic_int cpu;      /* the CPU that poll ran on */
+    atomic_uint polling; /* 1: inside a wait, polling (a stale beat then means descheduled) */
 } fy_bell_t;
 
 typedef struct fy_ring {

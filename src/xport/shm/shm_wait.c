@@ -66,10 +66,19 @@ void fy_shm_fence_slow(void)
         atomic_thread_fence(memory_order_seq_cst);
 }
 
+static int64_t clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static void ring(fy_bell_t *b)
 {
     fy_shm_fence_fast();
     if (atomic_load_explicit(&b->sleepers, memory_order_relaxed) != 0) {
+        /* The slow path already: a clock read lets the sleeper time its wake-up. */
+        atomic_store_explicit(&b->rung_ns, clock_ns(), memory_order_relaxed);
         atomic_fetch_add(&b->seq, 1);
         futex(&b->seq, FUTEX_WAKE, INT_MAX, NULL);
     }
@@ -93,10 +102,67 @@ void fy_shm_sleep_prepare(void)
     sleep_seq = atomic_load(&b->seq);
 }
 
+/* Wake-up time, a moving average of the last few (1/8 weight each): what a sleep costs the
+ * sleeper beyond the wait itself, so what spinning instead can save. */
+static _Atomic int64_t wake_avg;
+
 void fy_shm_sleep(int timeout_ms)
 {
     struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
-    futex(&my_bell()->seq, FUTEX_WAIT, sleep_seq, &ts);
+    fy_bell_t *b = my_bell();
+    if (futex(&b->seq, FUTEX_WAIT, sleep_seq, &ts) != 0 || atomic_load(&b->seq) == sleep_seq)
+        return; /* timed out, interrupted, or rung before we slept: no wake-up to time */
+    int64_t took = clock_ns() - atomic_load_explicit(&b->rung_ns, memory_order_relaxed);
+    if (took <= 0 || took > 100000000) /* another thread's ring, or a clock step */
+        return;
+    int64_t avg = atomic_load_explicit(&wake_avg, memory_order_relaxed);
+    atomic_store_explicit(&wake_avg, avg ? avg + (took - avg) / 8 : took, memory_order_relaxed);
+}
+
+int64_t fy_shm_wake_ns(void)
+{
+    return atomic_load_explicit(&wake_avg, memory_order_relaxed);
+}
+
+void fy_shm_beat(int64_t now_ns, int cpu)
+{
+    if (!fy_shm.base)
+        return;
+    fy_bell_t *b = &fy_shm.bell[fy_shm.rank];
+    atomic_store_explicit(&b->beat_ns, now_ns, memory_order_relaxed);
+    if (atomic_load_explicit(&b->cpu, memory_order_relaxed) != cpu)
+        atomic_store_explicit(&b->cpu, cpu, memory_order_relaxed);
+    if (!atomic_load_explicit(&b->polling, memory_order_relaxed))
+        atomic_store_explicit(&b->polling, 1, memory_order_relaxed);
+}
+
+void fy_shm_beat_end(void)
+{
+    if (fy_shm.base)
+        atomic_store_explicit(&fy_shm.bell[fy_shm.rank].polling, 0, memory_order_relaxed);
+}
+
+int fy_shm_awake_count(void)
+{
+    if (!fy_shm.base)
+        return 1;
+    int awake = 0;
+    for (int r = 0; r < fy_shm.n; r++)
+        awake += atomic_load_explicit(&fy_shm.bell[r].sleepers, memory_order_relaxed) == 0 &&
+                 !atomic_load_explicit(&fy_shm.bell[r].gone, memory_order_relaxed);
+    return awake;
+}
+
+int fy_shm_peer_look(int r, fy_shm_look_t *look)
+{
+    if (!fy_shm.base || r < 0 || r >= fy_shm.n || r == fy_shm.rank)
+        return 0;
+    fy_bell_t *b = &fy_shm.bell[r];
+    look->sleeping = atomic_load_explicit(&b->sleepers, memory_order_relaxed) != 0;
+    look->polling = (int)atomic_load_explicit(&b->polling, memory_order_relaxed);
+    look->cpu = atomic_load_explicit(&b->cpu, memory_order_relaxed);
+    look->beat_ns = atomic_load_explicit(&b->beat_ns, memory_order_relaxed);
+    return 1;
 }
 
 void fy_shm_sleep_done(void)
