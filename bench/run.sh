@@ -29,6 +29,7 @@
 #                    the runs left out are counted in the report
 #   ONLY="..."       run only these programs (e.g. "latency imb apps/cpi")
 #   IMB_ARGS="..."   options of bench/imb.c instead of the mode's (e.g. "-b barrier,bcast -x 64K")
+#   LAT_ARGS, BW_ARGS, RING_ARGS="..."  options of latency, bandwidth, ring instead of the mode's
 #   NO_INSTALL=1     never apt-get install anything
 #   NO_PLOTS=1       skip the plots
 #   WAIT_QUIET=S     first wait up to S seconds for the 1-minute load average to drop below 1
@@ -64,9 +65,9 @@ if [ "$QUICK" = 1 ]; then
     BUDGET=${BUDGET:-140}
     APP_RANKS=${APP_RANKS:-"1 2 8"}
     GAUSS_P=${GAUSS_P:-"rows cyclic"}
-    LAT_ARGS="-i 1000 -w 50 -x 1M"
-    BW_ARGS="-i 20 -w 2 -x 1M"
-    RING_ARGS="-l 5000 -L 300 -w 20 -T 1"
+    LAT_ARGS=${LAT_ARGS-"-i 1000 -w 50 -x 1M"}
+    BW_ARGS=${BW_ARGS-"-i 20 -w 2 -x 1M"}
+    RING_ARGS=${RING_ARGS-"-l 5000 -L 300 -w 20 -T 1"}
     IMB_ARGS=${IMB_ARGS-"-q"}
     COMM_ARGS="-q"
     DTYPE_ARGS="-q"
@@ -80,9 +81,9 @@ else
     BUDGET=${BUDGET:-0}
     APP_RANKS=${APP_RANKS:-"1 2 4 8"}
     GAUSS_P=${GAUSS_P:-"rows cols cyclic"}
-    LAT_ARGS="-i 10000 -w 500"
-    BW_ARGS="-i 200 -w 10"
-    RING_ARGS="-l 100000 -L 5000 -w 50 -T 5"
+    LAT_ARGS=${LAT_ARGS-"-i 10000 -w 500"}
+    BW_ARGS=${BW_ARGS-"-i 200 -w 10"}
+    RING_ARGS=${RING_ARGS-"-l 100000 -L 5000 -w 50 -T 5"}
     IMB_ARGS=${IMB_ARGS-""}
     COMM_ARGS=""
     DTYPE_ARGS=""
