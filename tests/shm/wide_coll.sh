@@ -11,12 +11,8 @@
 set -u
 B=$FY_BUILD
 "$B/bin/mpicc" -O2 -I"$FY_SRC/tests/shm" -o wide_coll "$FY_SRC/tests/shm/wide_coll.c" || exit 1
-avail_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
-n=256
-if [ "${avail_kb:-0}" -lt $((4 << 20)) ] || [ "$(ulimit -u)" != unlimited -a "$(ulimit -u)" -lt 1024 ]; then
-    n=128
-    echo "note: ${avail_kb} KiB available, ulimit -u $(ulimit -u): running $n ranks"
-fi
+. "$FY_SRC/tests/shm/wide_ranks.bash"
+wide_ranks 256 4 1024
 start=$(date +%s.%N)
 out=$(FERRY_SHM_REPORT=1 timeout 540 "$B/bin/mpiexec" -n $n ./wide_coll 300 40 2>&1)
 rc=$?

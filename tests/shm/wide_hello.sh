@@ -11,12 +11,8 @@
 set -u
 B=$FY_BUILD
 "$B/bin/mpicc" -O2 -I"$FY_SRC/tests/shm" -o wide_hello "$FY_SRC/tests/shm/wide_hello.c" || exit 1
-avail_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
-n=1024
-if [ "${avail_kb:-0}" -lt $((6 << 20)) ] || [ "$(ulimit -u)" != unlimited -a "$(ulimit -u)" -lt 4096 ]; then
-    n=512
-    echo "note: ${avail_kb} KiB available, ulimit -u $(ulimit -u): running $n ranks"
-fi
+. "$FY_SRC/tests/shm/wide_ranks.bash"
+wide_ranks 1024 6 4096
 start=$(date +%s.%N)
 out=$(timeout 360 "$B/bin/mpiexec" -n $n ./wide_hello 2>&1)
 rc=$?
