@@ -21,17 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fy_clock.h"
 #include "fy_machine.h"
 
 #define MIB ((size_t)1 << 20)
 #define WAKE_ROUNDS 7
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Keeps the compiler from dropping copies whose result nobody reads. */
 static inline void touched(void *p)
@@ -89,12 +83,12 @@ static double copy_rate(void *dst, const void *src, size_t n, int reps, int roun
             evict(src, n);
             evict(dst, n);
         }
-        int64_t t0 = now_ns();
+        int64_t t0 = fy_now_ns();
         for (int k = 0; k < reps; k++) {
             memcpy(dst, src, n);
             touched(dst);
         }
-        int64_t t = now_ns() - t0;
+        int64_t t = fy_now_ns() - t0;
         if (t > 0 && (best == 0 || t < best))
             best = t;
     }
@@ -112,7 +106,7 @@ static double cma_rate(void *dst, void *src, size_t n, int rounds, int cold)
             evict(src, n);
             evict(dst, n);
         }
-        int64_t t0 = now_ns();
+        int64_t t0 = fy_now_ns();
         size_t done = 0;
         while (done < n) {
             struct iovec l = {(char *)dst + done, n - done};
@@ -125,7 +119,7 @@ static double cma_rate(void *dst, void *src, size_t n, int rounds, int cold)
             done += (size_t)got;
         }
         touched(dst);
-        int64_t t = now_ns() - t0;
+        int64_t t = fy_now_ns() - t0;
         if (t > 0 && (best == 0 || t < best))
             best = t;
     }
@@ -156,7 +150,7 @@ static void *sleeper(void *arg)
         atomic_store(&w->armed, i + 1);
         while (atomic_load(&w->word) == 0)
             futex(&w->word, FUTEX_WAIT, 0);
-        int64_t t = now_ns();
+        int64_t t = fy_now_ns();
         atomic_store(&w->word, 0);
         atomic_store(&w->woke, t);
         atomic_store(&w->done, i + 1);
@@ -206,7 +200,7 @@ static int64_t wake_time(void)
         /* At most 200 looks (a few ms) for the sleeper to be in the kernel. */
         for (int k = 0; k < 200 && !asleep(atomic_load(&w.tid)); k++)
             pause_us(20);
-        int64_t t0 = now_ns();
+        int64_t t0 = fy_now_ns();
         atomic_store(&w.word, 1);
         futex(&w.word, FUTEX_WAKE, 1);
         while (atomic_load(&w.done) < i + 1)
@@ -228,7 +222,7 @@ static size_t clamp(size_t v, size_t lo, size_t hi)
 
 void fy_machine_measure(const fy_machine_t *facts, fy_machine_t *m)
 {
-    int64_t t0 = now_ns();
+    int64_t t0 = fy_now_ns();
     int busy = fy_machine_busy();
     void *base;
     size_t len;
@@ -259,7 +253,7 @@ void fy_machine_measure(const fy_machine_t *facts, fy_machine_t *m)
 
     int busy_mid = fy_machine_busy();
     m->wake_ns = wake_time();
-    m->calib_ms = (double)(now_ns() - t0) / 1e6;
+    m->calib_ms = (double)(fy_now_ns() - t0) / 1e6;
     int busy_end = fy_machine_busy();
     busy = busy_mid > busy ? busy_mid : busy;
     m->calib_busy = busy_end > busy ? busy_end : busy;

@@ -18,19 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fy_clock.h"
 #include "fy_err.h"
 #include "fy_knobs.h"
 #include "fy_runtime.h"
 #include "p2p_internal.h"
 
 static int64_t limit_ns = -1; /* -1: not read yet; 0: off */
-
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static bool enabled(void)
 {
@@ -108,7 +102,7 @@ void fy_p2p_deadlock_check(fy_p2p_stuck_t *st, bool progressed, bool sleeping)
         st->since = 0;
         return;
     }
-    int64_t now = mono_ns();
+    int64_t now = fy_now_ns();
     if (st->since == 0 || moved != st->moved) {
         st->since = now;
         st->moved = moved;

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fy_clock.h"
 #include "fy_err.h"
 #include "fy_knobs.h"
 #include "fy_p2p_stats.h"
@@ -137,13 +138,6 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static inline int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* Whom the current wait most likely needs (a world rank, -1: unknown, then last_src). */
 static _Thread_local int wait_peer = -1;
 
@@ -263,7 +257,7 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
     bool beating = false;
     /* Wait time is measured only while an MPI_T handle asks for it: two clock reads per
      * wait would show in a ping-pong. */
-    int64_t began = fy_p2p_stats.timing ? now_ns() : 0;
+    int64_t began = fy_p2p_stats.timing ? fy_now_ns() : 0;
     fy_p2p_stuck_t st = {0};
     while (!done(arg)) {
         /* Every 32 passes, busy or idle (a clock read costs as much as a poll): a beat, so that
@@ -273,7 +267,7 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
         int64_t now = 0;
         int cpu = -1;
         if (look) {
-            now = now_ns();
+            now = fy_now_ns();
             cpu = sched_getcpu();
             fy_shm_beat(now, cpu);
             beating = true;
@@ -292,7 +286,7 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
                 continue;
         } else {
             if (idle_since == 0)
-                idle_since = now ? now : now_ns();
+                idle_since = now ? now : fy_now_ns();
             sleep = look && fy_wait_sleeps(decide(now, now - idle_since, spin_ns, cpu));
         }
         if (!sleep) {
@@ -330,7 +324,7 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
         fy_shm_sleep_done();
         /* Running again: say so at once, before a peer takes the stale beat for a descheduled
          * poller. */
-        now = now_ns();
+        now = fy_now_ns();
         fy_shm_beat(now, sched_getcpu());
         /* The launcher is gone: nobody will ever stop this job, so stop now. */
         if (fy_rt.size > 1 && getppid() != fy_rt.launcher_pid)
@@ -342,7 +336,7 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
         fy_shm_beat_end();
     wait_peer = -1;
     if (began)
-        fy_p2p_stats.wait_ns += (uint64_t)(now_ns() - began);
+        fy_p2p_stats.wait_ns += (uint64_t)(fy_now_ns() - began);
     if (st.stuck)
         fy_p2p_deadlock_check(&st, false, false);
 }

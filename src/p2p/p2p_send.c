@@ -66,12 +66,19 @@ static void make_header(const fy_req_t *r, fy_hdr_t *h)
     h->frag = 0;
 }
 
-void fy_p2p_send_done(fy_req_t *r)
+/* Gives back what a rendezvous offer held for the receiver to read us: a split-rendezvous
+ * slot or a run table. */
+static void release_offer(fy_req_t *r)
 {
     if (r->hdr.flags & FY_MSGF_SPLIT)
         fy_p2p_split_release(r);
     else if (r->hdr.flags & FY_MSGF_IOV)
         fy_p2p_iov_release(r);
+}
+
+void fy_p2p_send_done(fy_req_t *r)
+{
+    release_offer(r);
     if (r->internal) { /* a buffered send: the user's request completed long ago */
         fy_bsend_release(r);
         fy_req_free(r);
@@ -203,10 +210,7 @@ void fy_p2p_on_cts(const fy_hdr_t *h)
 {
     fy_req_t *r = (fy_req_t *)(uintptr_t)h->sreq;
     fy_p2p_inflight_remove(r);
-    if (r->hdr.flags & FY_MSGF_SPLIT) /* the receiver cannot read us: no slot needed */
-        fy_p2p_split_release(r);
-    else if (r->hdr.flags & FY_MSGF_IOV)
-        fy_p2p_iov_release(r);
+    release_offer(r); /* the receiver cannot read us: no slot or run table needed */
     r->rreq = h->rreq;
     r->streamed = 0;
     r->pstate = FY_PS_STREAM;

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fy_clock.h"
 #include "fy_knobs.h"
 #include "fy_xport.h"
 #include "shm_seg.h"
@@ -66,19 +67,12 @@ void fy_shm_fence_slow(void)
         atomic_thread_fence(memory_order_seq_cst);
 }
 
-static int64_t clock_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void ring(fy_bell_t *b)
 {
     fy_shm_fence_fast();
     if (atomic_load_explicit(&b->sleepers, memory_order_relaxed) != 0) {
         /* The slow path already: a clock read lets the sleeper time its wake-up. */
-        atomic_store_explicit(&b->rung_ns, clock_ns(), memory_order_relaxed);
+        atomic_store_explicit(&b->rung_ns, fy_now_ns(), memory_order_relaxed);
         atomic_fetch_add(&b->seq, 1);
         futex(&b->seq, FUTEX_WAKE, INT_MAX, NULL);
     }
@@ -112,7 +106,7 @@ void fy_shm_sleep(int timeout_ms)
     fy_bell_t *b = my_bell();
     if (futex(&b->seq, FUTEX_WAIT, sleep_seq, &ts) != 0 || atomic_load(&b->seq) == sleep_seq)
         return; /* timed out, interrupted, or rung before we slept: no wake-up to time */
-    int64_t took = clock_ns() - atomic_load_explicit(&b->rung_ns, memory_order_relaxed);
+    int64_t took = fy_now_ns() - atomic_load_explicit(&b->rung_ns, memory_order_relaxed);
     if (took <= 0 || took > 100000000) /* another thread's ring, or a clock step */
         return;
     int64_t avg = atomic_load_explicit(&wake_avg, memory_order_relaxed);
