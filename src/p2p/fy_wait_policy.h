@@ -23,7 +23,7 @@ typedef struct fy_wait_in {
     int peer_known;     /* the fields below describe the rank this wait most likely needs */
     int peer_sleeping;  /* it sits in futex_wait: it answers no sooner than its wake-up */
     int peer_polling;   /* it is inside a wait, polling */
-    int64_t peer_age_ns; /* since its latest beat */
+    int64_t peer_age_ns; /* since its latest beat (< 0: dated ahead, a copy's expected end) */
     int same_cpu;        /* its latest CPU is the one this rank runs on */
 } fy_wait_in_t;
 

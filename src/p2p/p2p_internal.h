@@ -94,6 +94,18 @@ void fy_p2p_send_done(fy_req_t *r);
 
 /* Chooses eager max, rendezvous mode, fragment and chunk sizes (p2p_thresholds.c). */
 void fy_p2p_thresholds(bool oversubscribed, size_t ring_payload);
+/* What a single copy costs here, nanoseconds per byte (calibrated, else a cautious guess). */
+extern double fy_copy_ns_per_byte;
+
+/* Around one single-copy transfer of n bytes for a peer (p2p_progress.c): while it lasts, this
+ * rank's beat says it runs until the copy's expected end, so that a peer waiting for it polls
+ * rather than sleeps (fy_shm_busy). */
+typedef struct fy_busy {
+    unsigned was_polling;
+    bool on;
+} fy_busy_t;
+fy_busy_t fy_p2p_busy_begin(size_t n);
+void fy_p2p_busy_end(fy_busy_t b);
 
 /* Split rendezvous (p2p_rndv.c). Sender: takes a slot for r if it can (sets h's flag and
  * slot); gives it back when the send ends. Receiver: pulls r's message from the back, with a

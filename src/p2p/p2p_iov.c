@@ -153,6 +153,7 @@ int fy_p2p_iov_pull(fy_req_t *r, const fy_hdr_t *h)
         return rc;
     int64_t extent = tab[0].off;
     char *dst = (char *)r->buf + r->dt->lb;
+    fy_busy_t busy = fy_p2p_busy_begin(h->len);
     uint64_t base = h->rreq, left = h->len, at = 0;
     int n = 0;
     for (uint64_t e = 0; left > 0; e++)
@@ -167,12 +168,15 @@ int fy_p2p_iov_pull(fy_req_t *r, const fy_hdr_t *h)
                 for (int q = 0; q < n; q++)
                     bytes += riov[q].iov_len;
                 rc = fy_shm_getv(h->world_src, riov, n, dst + at, bytes);
-                if (rc != 0)
+                if (rc != 0) {
+                    fy_p2p_busy_end(busy);
                     return rc;
+                }
                 at += bytes;
                 n = 0;
             }
         }
+    fy_p2p_busy_end(busy);
     fy_p2p_stats.rndv_pulled += h->len;
     return 0;
 }

@@ -248,6 +248,27 @@ static fy_wait_do_t decide(int64_t now, int64_t idle_ns, int64_t spin_ns, int cp
     return d;
 }
 
+/* Copies shorter than a beat's staleness limit need no date: the peer sees the next beat in
+ * time. Longer ones are dated to their expected end, at most FY_BUSY_MAX_NS ahead. */
+#define FY_BUSY_MAX_NS 5000000
+fy_busy_t fy_p2p_busy_begin(size_t n)
+{
+    fy_busy_t b = {0, false};
+    double ns = (double)n * fy_copy_ns_per_byte;
+    if (ns < FY_WAIT_STALE_NS / 2 || fy_rt.wait_mode != FY_WAIT_AUTO)
+        return b;
+    int64_t until = fy_now_ns() + (ns > FY_BUSY_MAX_NS ? FY_BUSY_MAX_NS : (int64_t)ns);
+    b.was_polling = fy_shm_busy(until, sched_getcpu());
+    b.on = true;
+    return b;
+}
+
+void fy_p2p_busy_end(fy_busy_t b)
+{
+    if (b.on)
+        fy_shm_busy_end(fy_now_ns(), b.was_polling);
+}
+
 /* Polls, publishing every 32 polls that this rank polls (a beat), and at those moments asks the
  * policy whether to go on polling or to sleep on the doorbell (see fy_wait_until). */
 static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)

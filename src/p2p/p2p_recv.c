@@ -38,19 +38,21 @@ enum { BOUNCE = 256 * 1024 };
 static int remote_read(fy_peer_t *p, int src, uint64_t addr, fy_req_t *r, size_t n)
 {
     fy_p2p_stats.rndv_pulled += n;
-    if (r->dt->contig)
-        return p->ops->get(src, addr, (char *)r->buf + r->dt->lb, n);
     static unsigned char *bounce;
-    if (!bounce && !(bounce = malloc(BOUNCE)))
+    if (!r->dt->contig && !bounce && !(bounce = malloc(BOUNCE)))
         return FY_XPORT_NOTSUP; /* streaming needs no buffer */
-    for (size_t off = 0; off < n; off += BOUNCE) {
+    fy_busy_t busy = fy_p2p_busy_begin(n);
+    int rc = 0;
+    if (r->dt->contig)
+        rc = p->ops->get(src, addr, (char *)r->buf + r->dt->lb, n);
+    for (size_t off = 0; !r->dt->contig && rc == 0 && off < n; off += BOUNCE) {
         size_t k = n - off < BOUNCE ? n - off : BOUNCE;
-        int rc = p->ops->get(src, addr + off, bounce, k);
-        if (rc != 0)
-            return rc;
-        fy_dtype_unpack_range(r->dt, r->buf, r->count, off, bounce, k);
+        rc = p->ops->get(src, addr + off, bounce, k);
+        if (rc == 0)
+            fy_dtype_unpack_range(r->dt, r->buf, r->count, off, bounce, k);
     }
-    return 0;
+    fy_p2p_busy_end(busy);
+    return rc;
 }
 
 void fy_p2p_recv_finish(fy_req_t *r, size_t got)

@@ -119,6 +119,8 @@ static bool push(fy_req_t *r, fy_rndv_slot_t *s, uint64_t raddr)
     const char *src = r->packed ? (const char *)r->packed : (const char *)r->buf + r->dt->lb;
     int64_t c;
     bool last = false;
+    uint64_t left = s->len - atomic_load_explicit(&s->done, memory_order_relaxed);
+    fy_busy_t busy = fy_p2p_busy_begin(left);
     while ((c = take_front(s)) >= 0) {
         uint64_t off = (uint64_t)c * s->chunk, k = piece(s, (uint64_t)c);
         if (fy_shm_put(r->world_peer, raddr + off, src + off, k) != 0)
@@ -128,6 +130,7 @@ static bool push(fy_req_t *r, fy_rndv_slot_t *s, uint64_t raddr)
         fy_p2p_stats.rndv_pushed += k;
         last = atomic_fetch_add_explicit(&s->done, k, memory_order_acq_rel) + k == s->len;
     }
+    fy_p2p_busy_end(busy);
     if (!last)
         return false; /* the receiver finishes, and its FIN ends the send */
     fy_hdr_t h = {.kind = FY_MSG_RDONE, .rreq = s->rreq, .world_src = fy_rt.rank};
@@ -166,8 +169,10 @@ int fy_p2p_split_pull(fy_req_t *r, const fy_hdr_t *h)
     /* The sender cannot take anything before the address is published: this always works. */
     uint64_t c = (uint64_t)take_back(s);
     uint64_t off = c * s->chunk, k = piece(s, c);
+    fy_busy_t busy = fy_p2p_busy_begin(h->len);
     int rc = p->ops->get(src, h->addr + off, buf + off, k);
     if (rc != 0) {
+        fy_p2p_busy_end(busy);
         atomic_store_explicit(&s->claim, claim0, memory_order_relaxed);
         return rc; /* nothing published: the caller answers CTS, the sender streams */
     }
@@ -187,6 +192,7 @@ int fy_p2p_split_pull(fy_req_t *r, const fy_hdr_t *h)
             fy_fatal(MPI_ERR_OTHER, "MPI_Recv: process_vm_readv from the sender failed midway "
                                     "through a message");
     }
+    fy_p2p_busy_end(busy);
     r->hdr = *h;
     if (last) {
         fy_hdr_t fin = {.kind = FY_MSG_FIN, .sreq = h->sreq, .world_src = fy_rt.rank};

@@ -9,6 +9,7 @@ size_t fy_eager_max;
 int fy_rndv_mode;
 size_t fy_frag_max = 64 * 1024;
 size_t fy_rndv_chunk = 256 * 1024;
+double fy_copy_ns_per_byte = 0.25;
 
 static size_t clamp(size_t v, size_t lo, size_t hi)
 {
@@ -60,4 +61,12 @@ void fy_p2p_thresholds(bool oversubscribed, size_t ring_payload)
     if (fy_knob_is_set(FY_KNOB_FRAG))
         chunk = fy_frag_max;
     fy_rndv_chunk = chunk;
+
+    /* How long a copy a peer waits on should take (fy_p2p_busy_begin). Uncalibrated, 4 GB/s:
+     * slower than any machine measured, so that a waiting peer errs towards polling a little
+     * longer rather than sleeping through the copy's end. */
+    if (fy_machine_calibrated() && m->cma_gbps > 0)
+        fy_copy_ns_per_byte = 1.0 / m->cma_gbps;
+    else if (fy_machine_calibrated() && m->memcpy_mem_gbps > 0)
+        fy_copy_ns_per_byte = 1.0 / m->memcpy_mem_gbps;
 }

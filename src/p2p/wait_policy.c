@@ -19,6 +19,10 @@ fy_wait_do_t fy_wait_policy(const fy_wait_in_t *in)
     if (in->peer_sleeping)
         /* Its wake-up may well put it on this CPU (the waker's): leave the CPU to it. */
         return in->same_cpu ? FY_WAIT_SLEEP_SHARED : base(in);
+    if (in->peer_age_ns < 0 && !in->same_cpu)
+        /* Its beat is dated ahead: it is copying a large message and said when it expects to
+         * be done (fy_p2p_busy_begin). It runs elsewhere; the answer comes when the copy ends. */
+        return in->idle_ns < in->spin_ns ? FY_WAIT_POLL : FY_WAIT_POLL_RUNNING;
     if (in->peer_age_ns <= FY_WAIT_STALE_NS) {
         /* Seen running a moment ago. On this CPU, it now waits for this CPU to be free. */
         if (in->same_cpu)

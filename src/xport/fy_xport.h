@@ -132,10 +132,13 @@ typedef struct fy_shm_look {
     int sleeping;    /* some thread of r sits in futex_wait (or is about to) */
     int polling;     /* r is inside a wait, polling */
     int cpu;         /* the CPU of r's latest beat */
-    int64_t beat_ns; /* when r last said it polls */
+    int64_t beat_ns; /* when r last said it polls, or the expected end of a copy it makes */
 } fy_shm_look_t;
 void fy_shm_beat(int64_t now_ns, int cpu);
 void fy_shm_beat_end(void);
+/* Around one long copy for a peer: the beat dated to `until_ns`, then restored (shm_wait.c). */
+unsigned fy_shm_busy(int64_t until_ns, int cpu);
+void fy_shm_busy_end(int64_t now_ns, unsigned was_polling);
 int fy_shm_peer_look(int r, fy_shm_look_t *look);
 int64_t fy_shm_wake_ns(void);
 /* Ranks of this machine's job that are not asleep in a wait nor finalized (1 without a

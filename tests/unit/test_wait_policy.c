@@ -116,6 +116,32 @@ static int test_peer_asleep_elsewhere(void)
     return 0;
 }
 
+static int test_peer_copying(void)
+{
+    /* Its beat is dated ahead (a single copy it expects to end then): it runs, so poll, and
+     * past the running factor too, since it said when the answer comes; the polling flag it
+     * had before the copy does not matter. On this CPU it still needs this CPU: sleep. */
+    for (int polling = 0; polling < 2; polling++) {
+        fy_wait_in_t in = waiting(10);
+        in.peer_polling = polling;
+        in.peer_age_ns = -300 * US;
+        CHECK_EQ(fy_wait_policy(&in), FY_WAIT_POLL);
+        in.idle_ns = 60 * US;
+        CHECK_EQ(fy_wait_policy(&in), FY_WAIT_POLL_RUNNING);
+        in.idle_ns = 50 * FY_WAIT_RUNNING_FACTOR * US * 2;
+        CHECK_EQ(fy_wait_policy(&in), FY_WAIT_POLL_RUNNING);
+        in.same_cpu = 1;
+        CHECK_EQ(fy_wait_policy(&in), FY_WAIT_SLEEP_SHARED);
+    }
+    /* Once the expected end has passed, the ordinary rules again: polling and silent for
+     * longer than the staleness limit means descheduled. */
+    fy_wait_in_t in = waiting(60);
+    in.peer_polling = 1;
+    in.peer_age_ns = FY_WAIT_STALE_NS + 1;
+    CHECK_EQ(fy_wait_policy(&in), FY_WAIT_SLEEP_OFF);
+    return 0;
+}
+
 static int test_sleeps(void)
 {
     CHECK(!fy_wait_sleeps(FY_WAIT_POLL));
@@ -133,6 +159,7 @@ static const unit_case_t cases[] = {
     {"peer on this CPU", test_peer_on_my_cpu},
     {"peer descheduled", test_peer_descheduled},
     {"peer asleep elsewhere", test_peer_asleep_elsewhere},
+    {"peer copying a large message", test_peer_copying},
     {"which decisions sleep", test_sleeps},
 };
 

@@ -130,6 +130,30 @@ void fy_shm_beat(int64_t now_ns, int cpu)
         atomic_store_explicit(&b->polling, 1, memory_order_relaxed);
 }
 
+/* A rank about to copy a large message with one system call (single copy) runs, but neither
+ * polls nor beats until the copy returns: a peer waiting for that message would take the
+ * silence for a descheduled rank and sleep, and then the copier pays the futex wake-up (and the
+ * sleeper's membarrier interrupts its copy), per message. So the copier dates its beat to the
+ * copy's expected end; fy_shm_busy_end puts back what the beat said before. */
+unsigned fy_shm_busy(int64_t until_ns, int cpu)
+{
+    if (!fy_shm.base)
+        return 0;
+    fy_bell_t *b = &fy_shm.bell[fy_shm.rank];
+    unsigned was = atomic_load_explicit(&b->polling, memory_order_relaxed);
+    fy_shm_beat(until_ns, cpu);
+    return was;
+}
+
+void fy_shm_busy_end(int64_t now_ns, unsigned was_polling)
+{
+    if (!fy_shm.base)
+        return;
+    fy_bell_t *b = &fy_shm.bell[fy_shm.rank];
+    atomic_store_explicit(&b->beat_ns, now_ns, memory_order_relaxed);
+    atomic_store_explicit(&b->polling, was_polling, memory_order_relaxed);
+}
+
 void fy_shm_beat_end(void)
 {
     if (fy_shm.base)
