@@ -49,6 +49,7 @@ typedef struct fy_peer {
     fy_queue_t pending;  /* records that found the transport full, in order */
     fy_queue_t inflight; /* sends waiting for the receiver's answer (FIN, CTS or ACK) */
     size_t max_payload;
+    bool single_copy; /* a single copy from this peer has worked (p2p_rndv.c) */
 } fy_peer_t;
 
 extern fy_peer_t *fy_peers;

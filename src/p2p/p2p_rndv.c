@@ -166,18 +166,35 @@ int fy_p2p_split_pull(fy_req_t *r, const fy_hdr_t *h)
     fy_rndv_slot_t *s = fy_shm_rndv_slot(fy_rt.rank, (int)h->frag);
     char *buf = (char *)r->buf + r->dt->lb;
     uint64_t claim0 = atomic_load_explicit(&s->claim, memory_order_relaxed);
-    /* The sender cannot take anything before the address is published: this always works. */
+    /* The sender cannot take anything before the address is published: this always works,
+     * and holding a chunk keeps the slot ours until we count it (see the slot lifetime). */
     uint64_t c = (uint64_t)take_back(s);
     uint64_t off = c * s->chunk, k = piece(s, c);
     fy_busy_t busy = fy_p2p_busy_begin(h->len);
+    /* Once single copy from this peer has worked, the buffer is published before the first
+     * chunk is copied, so that a running sender starts from the front at once: in a
+     * ping-pong of four chunks the two ends then copy two each, not three chunk-times. The
+     * first time, the first read proves that the kernel lets us read each other before the
+     * sender may try to write. */
+    bool early = p->single_copy;
+    if (early) {
+        s->rreq = (uint64_t)(uintptr_t)r;
+        atomic_store_explicit(&s->raddr, (uint64_t)(uintptr_t)buf, memory_order_release);
+    }
     int rc = p->ops->get(src, h->addr + off, buf + off, k);
+    if (rc != 0 && early)
+        fy_fatal(MPI_ERR_OTHER, "MPI_Recv: process_vm_readv from the sender failed although it "
+                                "had worked before");
     if (rc != 0) {
         fy_p2p_busy_end(busy);
         atomic_store_explicit(&s->claim, claim0, memory_order_relaxed);
         return rc; /* nothing published: the caller answers CTS, the sender streams */
     }
-    s->rreq = (uint64_t)(uintptr_t)r;
-    atomic_store_explicit(&s->raddr, (uint64_t)(uintptr_t)buf, memory_order_release);
+    if (!early) {
+        p->single_copy = true;
+        s->rreq = (uint64_t)(uintptr_t)r;
+        atomic_store_explicit(&s->raddr, (uint64_t)(uintptr_t)buf, memory_order_release);
+    }
     bool last;
     for (;;) {
         int64_t next = take_back(s); /* before counting c: see the slot lifetime above */

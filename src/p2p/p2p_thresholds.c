@@ -29,12 +29,17 @@ void fy_p2p_thresholds(bool oversubscribed, size_t ring_payload)
     const fy_machine_t *m = fy_machine();
     size_t l2 = m->l2 ? m->l2 : 512 * 1024;
 
-    /* Eager: an inline message is copied into the ring and out again, both copies in cache
-     * while it is a small part of L2 (a sixteenth: the ring's other records and the user's
-     * buffers share it); above that the second copy runs from memory and one copy wins. At
-     * most a quarter of the ring, so that a burst of early messages does not fill it. */
-    size_t eager = clamp(pow2_below(l2 / 16), 16 * 1024, 128 * 1024);
-    while (ring_payload && eager > 1024 && eager > ring_payload / 4)
+    /* Eager: an inline message is copied into the ring and out again; both copies stay in
+     * cache while the message, the ring span it takes and the receiver's buffer fit in L2
+     * together: a quarter of it. That beats the single copy there, whose kernel copy pins
+     * pages and reads the other core's cache line by line: on the EPYC guest of Nov 2026
+     * (L2 1 MiB) a 128 KiB ping-pong took 10.5 us eager against 23-25 us single copy (Open
+     * MPI 22), 256 KiB 19-20 against 24-28, quiet or beside a busy loop per core, and a window
+     * of 128 KiB sends ran at 12-27 GB/s against 9-12. At most a quarter of the ring, so that
+     * a burst of early messages does not fill it. */
+    size_t eager = clamp(pow2_below(l2 / 4), 16 * 1024, 256 * 1024);
+    size_t quarter_ring = ring_payload ? (ring_payload + sizeof(fy_hdr_t)) / 2 : 0;
+    while (quarter_ring && eager > 1024 && eager > quarter_ring)
         eager /= 2;
     fy_eager_max = (size_t)fy_knob_number(FY_KNOB_EAGER_MAX, (long)eager);
 
@@ -49,14 +54,15 @@ void fy_p2p_thresholds(bool oversubscribed, size_t ring_payload)
     fy_knob_settle(FY_KNOB_RNDV, rv);
     fy_rndv_mode = rv;
 
-    /* A streamed fragment and a split chunk stay in L2 beside the other side's copy: a
-     * quarter of it. A calibrated single-copy rate sizes a chunk to ~25 us of copying, so that
-     * the claim (one compare-and-swap) is never a visible cost and the two ends still meet
-     * near the middle. */
+    /* A streamed fragment stays in L2 beside the other side's copy. A split chunk is about
+     * 12 us of single copy at the calibrated rate (an eighth of L2 uncalibrated): long enough
+     * that its claim (one compare-and-swap) and system call are a few percent, short enough
+     * that a message of a few hundred KiB has chunks for both ends (256 KiB ping-pong with
+     * the buffer published first: 28-30 us with 128 KiB chunks, 45-47 with 256 KiB). */
     size_t frag = clamp(pow2_below(l2 / 16), 16 * 1024, 256 * 1024);
-    size_t chunk = clamp(pow2_below(l2 / 4), 64 * 1024, 1024 * 1024);
+    size_t chunk = clamp(pow2_below(l2 / 8), 64 * 1024, 1024 * 1024);
     if (fy_machine_calibrated() && m->cma_gbps > 0)
-        chunk = clamp(pow2_below((size_t)(m->cma_gbps * 25000)), 64 * 1024, 4096 * 1024);
+        chunk = clamp(pow2_below((size_t)(m->cma_gbps * 12500)), 64 * 1024, 4096 * 1024);
     fy_frag_max = (size_t)fy_knob_number(FY_KNOB_FRAG, (long)frag);
     if (fy_knob_is_set(FY_KNOB_FRAG))
         chunk = fy_frag_max;

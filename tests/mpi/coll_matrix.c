@@ -16,7 +16,7 @@
  *   - operators SUM, PROD, MAX, MIN, BAND, BOR, BXOR, LAND, LOR, LXOR, MINLOC, MAXLOC, a
  *     commutative user operator (on the vector and the struct) and a non-commutative one (2x2
  *     matrix product mod 2^32, so that a wrong order shows);
- *   - counts 0, 1, 7, 33 and large (about 80 KB per block, past the eager limit); MPI_IN_PLACE
+ *   - counts 0, 1, 7, 33 and large (about 80 KB per block, past the eager limit where the testlist lowers it); MPI_IN_PLACE
  *     wherever the standard allows it; v-forms with uneven counts, zero counts and
  *     displacements that are not monotone in the rank, with gaps that must stay untouched;
  *   - the root turning from case to case, and every root for a few cases;
@@ -880,8 +880,9 @@ static const combo_t large_combos[] = {
     {T_DOUBLE, OP_SUM}, {T_2INT, OP_MAXLOC}, {T_MAT, OP_USER_NC}};
 static const int large_moves[] = {T_DOUBLE, T_VEC};
 
-/* A large count: blocks past the eager limit (64 KiB) but small enough for the oversubscribed
- * runs. */
+/* A large count: blocks of many fragments, past the eager limit of the FERRY_EAGER_MAX=64 line
+ * of the testlist (the default limit, up to 256 KiB, sends them eager), but small enough for
+ * the oversubscribed runs. */
 enum { LARGE = -1, LARGE_BYTES = 80000 };
 
 typedef struct {

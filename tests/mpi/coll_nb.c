@@ -229,7 +229,8 @@ int main(int argc, char **argv)
     for (int ti = 0; ti < NTYPES; ti++)
         for (unsigned ci = 0; ci < sizeof counts / sizeof *counts; ci++)
             cc_all(ti, counts[ci]);
-    /* Large: past the eager limit (64 KiB here) for the whole-vector collectives. */
+    /* Large: past the eager limit (with FERRY_EAGER_MAX=64, a testlist line) for the
+     * whole-vector collectives. */
     cc_all(T_INT, 20000);
     cc_all(T_VEC, 9000);
     /* Rank order is the communicator's: the non-commutative operator on a reversed one. */

@@ -100,7 +100,7 @@ static void both_ways(size_t n, unsigned seed)
 static void many_in_flight(void)
 {
     enum { M = 40 };
-    size_t n = 200 * 1024 + 17;
+    size_t n = 256 * 1024 + 17; /* above the largest eager limit */
     char *b = xmalloc(n * M);
     MPI_Request rq[M];
     if (sender) {
@@ -320,7 +320,8 @@ int main(int argc, char **argv)
     counts_t c0 = now();
 
     if (paired) {
-        size_t sizes[] = {65 * 1024 + 1, 200 * 1024 - 3, 1024 * 1024 + 3, 5 * 1024 * 1024 + 7};
+        /* Above the largest eager limit the thresholds choose (256 KiB, p2p_thresholds.c). */
+        size_t sizes[] = {256 * 1024 + 1, 400 * 1024 - 3, 1024 * 1024 + 3, 5 * 1024 * 1024 + 7};
         for (unsigned i = 0; i < sizeof sizes / sizeof *sizes; i++) {
             one_way(sizes[i], 1 + i);
             both_ways(sizes[i], 20 + 2 * i);
