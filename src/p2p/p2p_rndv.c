@@ -159,6 +159,15 @@ int fy_p2p_split_progress(void)
     return n;
 }
 
+/* Publishes the receiver's buffer, and wakes the sender if it sleeps: it has chunks to copy
+ * now, and on a busy machine its CPU share is half of what can move this message. */
+static void publish(fy_rndv_slot_t *s, fy_req_t *r, int src, char *buf)
+{
+    s->rreq = (uint64_t)(uintptr_t)r;
+    atomic_store_explicit(&s->raddr, (uint64_t)(uintptr_t)buf, memory_order_release);
+    fy_shm_ring_bell(src);
+}
+
 int fy_p2p_split_pull(fy_req_t *r, const fy_hdr_t *h)
 {
     int src = h->world_src;
@@ -177,10 +186,8 @@ int fy_p2p_split_pull(fy_req_t *r, const fy_hdr_t *h)
      * first time, the first read proves that the kernel lets us read each other before the
      * sender may try to write. */
     bool early = p->single_copy;
-    if (early) {
-        s->rreq = (uint64_t)(uintptr_t)r;
-        atomic_store_explicit(&s->raddr, (uint64_t)(uintptr_t)buf, memory_order_release);
-    }
+    if (early)
+        publish(s, r, src, buf);
     int rc = p->ops->get(src, h->addr + off, buf + off, k);
     if (rc != 0 && early)
         fy_fatal(MPI_ERR_OTHER, "MPI_Recv: process_vm_readv from the sender failed although it "
@@ -192,8 +199,7 @@ int fy_p2p_split_pull(fy_req_t *r, const fy_hdr_t *h)
     }
     if (!early) {
         p->single_copy = true;
-        s->rreq = (uint64_t)(uintptr_t)r;
-        atomic_store_explicit(&s->raddr, (uint64_t)(uintptr_t)buf, memory_order_release);
+        publish(s, r, src, buf);
     }
     bool last;
     for (;;) {

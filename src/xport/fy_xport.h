@@ -145,6 +145,8 @@ int64_t fy_shm_wake_ns(void);
  * segment). */
 int fy_shm_awake_count(void);
 /* Rings our own doorbell, for a thread that completed another thread's request. */
+/* Wakes world rank dst if a thread of it sleeps on its doorbell (one load when none does). */
+void fy_shm_ring_bell(int dst);
 void fy_shm_wake_self(void);
 /* Leaving: this rank has entered MPI_Finalize and will send (after what is already queued)
  * and receive no more user messages. Published after its last records, so a peer that sees

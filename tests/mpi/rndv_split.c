@@ -96,10 +96,10 @@ static void both_ways(size_t n, unsigned seed)
     free(r);
 }
 
-/* More large messages to one receiver than it has slots (31), matched in reverse order. */
+/* More large messages to one receiver than it has slots (63), matched in reverse order. */
 static void many_in_flight(void)
 {
-    enum { M = 40 };
+    enum { M = 70 };
     size_t n = 256 * 1024 + 17; /* above the largest eager limit */
     char *b = xmalloc(n * M);
     MPI_Request rq[M];
