@@ -37,6 +37,9 @@
 #                    core: the standard load, also spelled std), mem (one memory-bandwidth hog),
 #                    both (the two together); several may be given. Empty or none: quiet only
 #   QUIET=0          with LOAD, leave out the quiet runs (loaded only)
+#   LOAD_LAT_ARGS, LOAD_BW_ARGS="..."  added to latency's and bandwidth's options in the loaded
+#                    runs (default: the full mode's counts, "-i 10000 -w 500" and "-i 200 -w 10"),
+#                    so that a loaded measurement spans many scheduler slices even in QUICK mode
 #   FOOTPRINT_RANKS="..."   rank counts of the memory-footprint runs (default "2 8 64 256 1024",
 #                    QUICK: "2 8 64"); FOOTPRINT_PEER_MAX=N: the peers only up to N ranks (64);
 #                    FOOTPRINT_TIMEOUT=S: the limit of one footprint run (300)
@@ -92,6 +95,13 @@ else
     IS_ARGS=""
     FOOTPRINT_RANKS=${FOOTPRINT_RANKS-"2 8 64 256 1024"}
 fi
+# Beside a busy loop per core each rank runs in scheduler slices of a few milliseconds, and
+# a measurement shorter than a few slices measures which slices it fell in: QUICK's 20 windows
+# of 64 KiB sends last about 6 ms, and Ferry's loaded 64 KiB read anywhere from 1.0 to 33 GB/s
+# from run to run (MPICH 4-10); over 2,000 windows it was 13.8 GB/s, MPICH 4.8, Open MPI 2.4.
+# So the loaded runs of latency and bandwidth always take the full mode's counts.
+LOAD_LAT_ARGS=${LOAD_LAT_ARGS-"-i 10000 -w 500"}
+LOAD_BW_ARGS=${LOAD_BW_ARGS-"-i 200 -w 10"}
 FOOTPRINT_PEER_MAX=${FOOTPRINT_PEER_MAX:-64}
 FOOTPRINT_TIMEOUT=${FOOTPRINT_TIMEOUT:-300}
 QUIET=${QUIET:-1}
@@ -563,8 +573,15 @@ for rep in $(seq 1 "$REPS"); do
                 say "[$DONE/$TOTAL] $impl footprint np=$np: skipped (a smaller rank count timed out)"
                 continue
             fi
+            cargs=$args
+            if [ "$cond" != quiet ]; then
+                case $prog in
+                latency) cargs="$args $LOAD_LAT_ARGS" ;;
+                bandwidth) cargs="$args $LOAD_BW_ARGS" ;;
+                esac
+            fi
             # shellcheck disable=SC2086
-            run_one "$impl" "$prog" "$np" "$rep" "$cond" $args
+            run_one "$impl" "$prog" "$np" "$rep" "$cond" $cargs
         done
         done
     done <<EOF
