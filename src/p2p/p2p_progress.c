@@ -280,6 +280,7 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
      * wait would show in a ping-pong. */
     int64_t began = fy_p2p_stats.timing ? fy_now_ns() : 0;
     fy_p2p_stuck_t st = {0};
+    fy_shm_in_wait(1);
     while (!done(arg)) {
         /* Every 32 passes, busy or idle (a clock read costs as much as a poll): a beat, so that
          * peers see this rank runs, and for an idle wait the policy's decision. */
@@ -330,6 +331,7 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
             continue;
         }
         fy_shm_beat_end(); /* asleep now: the sleeper count says so */
+        fy_shm_in_wait(0); /* a wake-up may take long: producers keep their whole rings */
         fy_shm_sleep_prepare();
         if (fy_progress() || done(arg)) {
             fy_shm_sleep_done();
@@ -347,6 +349,7 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
          * poller. */
         now = fy_now_ns();
         fy_shm_beat(now, sched_getcpu());
+        fy_shm_in_wait(1);
         /* The launcher is gone: nobody will ever stop this job, so stop now. */
         if (fy_rt.size > 1 && getppid() != fy_rt.launcher_pid)
             fy_fatal(MPI_ERR_OTHER, "the launcher has died; ending this rank");
@@ -355,6 +358,7 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
     }
     if (beating)
         fy_shm_beat_end();
+    fy_shm_in_wait(0);
     wait_peer = -1;
     if (began)
         fy_p2p_stats.wait_ns += (uint64_t)(fy_now_ns() - began);

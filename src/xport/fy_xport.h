@@ -136,6 +136,9 @@ typedef struct fy_shm_look {
 } fy_shm_look_t;
 void fy_shm_beat(int64_t now_ns, int cpu);
 void fy_shm_beat_end(void);
+/* This rank enters (1) or leaves (0) a wait: producers to it wrap their rings early only while
+ * it waits, since it then reads what they publish at once (shm_ring.c). */
+void fy_shm_in_wait(int on);
 /* Around one long copy for a peer: the beat dated to `until_ns`, then restored (shm_wait.c). */
 unsigned fy_shm_busy(int64_t until_ns, int cpu);
 void fy_shm_busy_end(int64_t now_ns, unsigned was_polling);
@@ -147,6 +150,9 @@ int fy_shm_awake_count(void);
 /* Rings our own doorbell, for a thread that completed another thread's request. */
 /* Wakes world rank dst if a thread of it sleeps on its doorbell (one load when none does). */
 void fy_shm_ring_bell(int dst);
+/* The part of each ring small messages cycle through while the consumer keeps up (shm_ring.c);
+ * set by the point-to-point thresholds at MPI_Init. 0: off. */
+void fy_shm_set_hot(size_t bytes);
 void fy_shm_wake_self(void);
 /* Leaving: this rank has entered MPI_Finalize and will send (after what is already queued)
  * and receive no more user messages. Published after its last records, so a peer that sees

@@ -316,6 +316,84 @@ static int test_wrap_around(void)
     return 0;
 }
 
+/* Early wrap (fy_shm_set_hot): while the consumer keeps up, records start only within the hot
+ * part of the ring; a burst the consumer has not drained uses the whole ring, and once it has
+ * caught up, records return to the hot part; order and payloads stay intact throughout. */
+static int test_hot_window(void)
+{
+    const uint32_t size = 64 * 1024;
+    const uint64_t hot = 4096;
+    CHECK_OK(seg_open(2, size));
+    fy_shm_set_hot(hot);
+    atomic_store(&fy_shm.bell[1].in_wait, 1); /* the consumer waits: early wraps allowed */
+    fy_xport_deliver = on_record;
+    ngot = 0;
+    fy_ring_t *r = fy_shm_ring(1, 0);
+    uint64_t sent = 0;
+    size_t lens[4096];
+
+    /* Kept up with: after at most one lap's walk to the end, every record starts below hot. */
+    int outside = 0, wraps_seen = 0;
+    for (int k = 0; k < 1500; k++) {
+        size_t len = (size_t)(k * 37) % 900;
+        CHECK_EQ(put(sent, len), 0);
+        lens[sent++ % 4096] = len;
+        uint64_t start = (atomic_load(&r->tail) - rec_bytes(len)) & (size - 1);
+        if (start == 0)
+            wraps_seen = 1;
+        else if (wraps_seen && start >= hot)
+            outside++;
+        drain();
+    }
+    CHECK(wraps_seen);
+    CHECK_EQ(outside, 0);
+
+    /* Past the hot part, caught up, and a record larger than what lies below: it cannot wrap
+     * early (the PAD would overlap it) and must go on in place, not find the ring full. */
+    for (int k = 0; k < 200 && (atomic_load(&r->tail) & (size - 1)) < hot; k++) {
+        CHECK_EQ(put(sent, 64), 0);
+        lens[sent++ % 4096] = 64;
+        drain();
+    }
+    CHECK((atomic_load(&r->tail) & (size - 1)) >= hot);
+    CHECK_EQ(put(sent, 8000), 0);
+    lens[sent++ % 4096] = 8000;
+    drain();
+
+    /* A consumer that does not poll (busy elsewhere, asleep) may not read a PAD for a long
+     * time: no early wrap, and a burst not drained goes past the hot part, up to the whole
+     * ring. */
+    atomic_store(&fy_shm.bell[1].in_wait, 0);
+    uint64_t burst = 0;
+    while (put(sent, 200) == 0) {
+        lens[sent++ % 4096] = 200;
+        burst++;
+    }
+    CHECK(burst * rec_bytes(200) > size / 2);
+    drain();
+
+    /* Caught up again and waiting: within a lap, records are back in the hot part. */
+    atomic_store(&fy_shm.bell[1].in_wait, 1);
+    int back = 0;
+    for (int k = 0; k < 1000 && !back; k++) {
+        CHECK_EQ(put(sent, 64), 0);
+        lens[sent++ % 4096] = 64;
+        back = ((atomic_load(&r->tail) - rec_bytes(64)) & (size - 1)) == 0;
+        drain();
+    }
+    CHECK(back);
+    CHECK_EQ(ngot, sent);
+    for (size_t k = 0; k < ngot; k++) {
+        CHECK_EQ(got[k].sreq, k);
+        CHECK_EQ(got[k].len, lens[k % 4096]);
+        CHECK(got[k].intact);
+    }
+    atomic_store(&fy_shm.bell[1].in_wait, 0);
+    fy_shm_set_hot(0);
+    seg_close();
+    return 0;
+}
+
 /* A full ring refuses with FY_XPORT_AGAIN, leaves its state alone, flags producer_waiting;
  * the consumer clears the flag, rings the producer's bell, and the producer can send again. */
 static int test_full_and_again(void)
@@ -522,6 +600,7 @@ static const unit_case_t cases[] = {
     {"record_kinds", test_record_kinds},
     {"wrap_around", test_wrap_around},
     {"full_and_again", test_full_and_again},
+    {"hot_window", test_hot_window},
     {"stress_two_processes", test_stress_two_processes},
     {"stress_membarrier", test_stress_membarrier},
 };

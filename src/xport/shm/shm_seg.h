@@ -97,6 +97,7 @@ typedef struct fy_bell {
     _Alignas(FY_CACHELINE) _Atomic int64_t beat_ns; /* CLOCK_MONOTONIC of a recent idle poll */
     atomic_int cpu;      /* the CPU that poll ran on */
     atomic_uint polling; /* 1: inside a wait, polling (a stale beat then means descheduled) */
+    atomic_uint in_wait; /* 1: inside a wait, from its first poll (shm_ring.c's early wrap) */
 } fy_bell_t;
 
 typedef struct fy_ring {

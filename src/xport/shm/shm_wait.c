@@ -154,6 +154,13 @@ void fy_shm_busy_end(int64_t now_ns, unsigned was_polling)
     atomic_store_explicit(&b->polling, was_polling, memory_order_relaxed);
 }
 
+void fy_shm_in_wait(int on)
+{
+    if (fy_shm.base)
+        atomic_store_explicit(&fy_shm.bell[fy_shm.rank].in_wait, (unsigned)on,
+                              memory_order_relaxed);
+}
+
 void fy_shm_beat_end(void)
 {
     if (fy_shm.base)
