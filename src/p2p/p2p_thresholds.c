@@ -31,13 +31,15 @@ void fy_p2p_thresholds(bool oversubscribed, size_t ring_payload)
 
     /* Eager: an inline message is copied into the ring and out again; both copies stay in
      * cache while the message, the ring span it takes and the receiver's buffer fit in L2
-     * together: a quarter of it. That beats the single copy there, whose kernel copy pins
-     * pages and reads the other core's cache line by line: on the EPYC guest of Nov 2026
-     * (L2 1 MiB) a 128 KiB ping-pong took 10.5 us eager against 23-25 us single copy (Open
-     * MPI 22), 256 KiB 19-20 against 24-28, quiet or beside a busy loop per core, and a window
-     * of 128 KiB sends ran at 12-27 GB/s against 9-12. At most a quarter of the ring, so that
-     * a burst of early messages does not fill it. */
-    size_t eager = clamp(pow2_below(l2 / 4), 16 * 1024, 256 * 1024);
+     * together. That beats the single copy there, whose kernel copy pins pages and reads the
+     * other core's cache line by line: on the EPYC guest of Nov 2026 (L2 1 MiB) a 128 KiB
+     * ping-pong took 10.5 us eager against 23-25 us single copy (Open MPI 22), quiet or beside
+     * a busy loop per core. But in a stream the sender's copy into the ring is the bottleneck,
+     * where a split rendezvous has both sides copying: a window of 256 KiB sends ran at
+     * 18-20 GB/s by rendezvous against 13.5 eager (128 KiB: 11-27 eager, 11 rendezvous). So an
+     * eighth of L2, and at most a quarter of the ring, so that a burst of early messages does
+     * not fill it. */
+    size_t eager = clamp(pow2_below(l2 / 8), 16 * 1024, 256 * 1024);
     size_t quarter_ring = ring_payload ? (ring_payload + sizeof(fy_hdr_t)) / 2 : 0;
     while (quarter_ring && eager > 1024 && eager > quarter_ring)
         eager /= 2;
