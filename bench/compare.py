@@ -1006,6 +1006,10 @@ class Report:
         """One target: the sizes of `bench` measured, how many meet ok(ratio) for every
         statistic in whats, and the worst ratio."""
         checked, met, worst = 0, 0, None
+        # How far a ratio is from the target's limit (not from 1): beyond it when not met,
+        # the margin left (negative) when met.
+        lim = getattr(ok, "limit", 1.0)
+        off = lambda r: abs(math.log(r / lim)) * (1 if not ok(r) else -1)  # noqa: E731
         for size in sorted(self.tables.get((bench, ranks, ranks), ()), key=size_key):
             v = num(size)
             if v is None or not sizes[0] <= v <= sizes[1]:
@@ -1025,8 +1029,7 @@ class Report:
             met += all(ok(r) for r, _, _ in rs)
             for r in rs:
                 if worst is None or (ok(worst[0]) and not ok(r[0])) or \
-                        (ok(worst[0]) == ok(r[0]) and abs(math.log(r[0])) * (1 if not ok(r[0]) else -1)
-                         > abs(math.log(worst[0])) * (1 if not ok(worst[0]) else -1)):
+                        (ok(worst[0]) == ok(r[0]) and off(r[0]) > off(worst[0])):
                     worst = r
         if not checked:
             return f"| {text} | not measured | | |"
@@ -1036,8 +1039,15 @@ class Report:
     def targets(self):
         loaded = next((c for c in self.loads() if c == "cpu"), None)
         rows = []
-        le = lambda lim: (lambda r: r <= lim)  # noqa: E731
-        ge = lambda lim: (lambda r: r >= lim)  # noqa: E731
+        def le(lim):
+            f = lambda r: r <= lim  # noqa: E731
+            f.limit = lim
+            return f
+
+        def ge(lim):
+            f = lambda r: r >= lim  # noqa: E731
+            f.limit = lim
+            return f
         KiB, MiB = 1024, 1 << 20
         rows.append(self.target_line("quiet: latency (2 ranks, 0–8 KiB) ≤ 0.8× best peer, median",
                                      "latency", 2, (0, 8 * KiB), ("median",), le(0.8)))
