@@ -39,7 +39,8 @@
 #   QUIET=0          with LOAD, leave out the quiet runs (loaded only)
 #   LOAD_LAT_ARGS, LOAD_BW_ARGS="..."  added to latency's and bandwidth's options in the loaded
 #                    runs (default: the full mode's counts, "-i 10000 -w 500" and "-i 200 -w 10"),
-#                    so that a loaded measurement spans many scheduler slices even in QUICK mode
+#                    so that a loaded measurement spans many scheduler slices even in QUICK mode;
+#                    LOAD_TIMEOUT=S (60) is then their limit when TIMEOUT is shorter
 #   FOOTPRINT_RANKS="..."   rank counts of the memory-footprint runs (default "2 8 64 256 1024",
 #                    QUICK: "2 8 64"); FOOTPRINT_PEER_MAX=N: the peers only up to N ranks (64);
 #                    FOOTPRINT_TIMEOUT=S: the limit of one footprint run (300)
@@ -102,6 +103,7 @@ fi
 # So the loaded runs of latency and bandwidth always take the full mode's counts.
 LOAD_LAT_ARGS=${LOAD_LAT_ARGS-"-i 10000 -w 500"}
 LOAD_BW_ARGS=${LOAD_BW_ARGS-"-i 200 -w 10"}
+LOAD_TIMEOUT=${LOAD_TIMEOUT:-60}
 FOOTPRINT_PEER_MAX=${FOOTPRINT_PEER_MAX:-64}
 FOOTPRINT_TIMEOUT=${FOOTPRINT_TIMEOUT:-300}
 QUIET=${QUIET:-1}
@@ -330,6 +332,9 @@ run_one() { # impl program np rep cond args...
         $(($(date +%s) - START)) "$impl" "$prog$tag" "$np" "$rep" "$REPS" "$cond" >&2
     local tmo=$TIMEOUT
     [ "$prog" != footprint ] || tmo=$FOOTPRINT_TIMEOUT
+    # The loaded runs of latency and bandwidth take the full mode's counts (LOAD_*_ARGS), and
+    # beside busy loops a peer's 32 MiB window alone took over 10 s: QUICK's limit is too short.
+    case $cond:$prog in quiet:*) ;; *:latency | *:bandwidth) [ "$tmo" -ge "$LOAD_TIMEOUT" ] || tmo=$LOAD_TIMEOUT ;; esac
     if [ -n "${MEASURE_LOCK:-}" ]; then
         exec 9>>"$MEASURE_LOCK"
         flock 9
