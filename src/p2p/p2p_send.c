@@ -50,19 +50,20 @@ static int send_payload(fy_req_t *r, const fy_hdr_t *h, size_t off, size_t len)
  * sender's copy into the ring runs at cache speed, and it does while the host keeps the two
  * CPUs close; in other minutes of the same machine (the EPYC guest, Nov 2026) it ran at memory
  * speed or below, and a window of 64 KiB eager sends moved 2.3-6 GB/s where single copy moved
- * 10 and MPICH 10. So the sender times its copies of large eager messages (above a quarter of
- * the limit: two clock reads against microseconds of copying) and, while they run slower than
- * the calibrated single copy, sends such messages by rendezvous instead (64 KiB window: 5.3 ->
- * 7-10 GB/s; 128 KiB: 2.3-5.5 -> 10.5), still copying one in PROBE_EVERY eagerly to notice
- * when the machine is fast again (one in 16 halved the window's rate: a slow eager copy holds
- * up the rendezvous behind it). FERRY_EAGER_MAX set by the user turns this off. */
-enum { PROBE_EVERY = 256 };
+ * 10 and MPICH 10 (32 KiB: 2.3 against 7.6). So the sender times its copies of large eager
+ * messages (above an eighth of the limit, where one system call and a round trip are small
+ * against the slow copy) and, while they run slower than the calibrated single copy, sends such
+ * messages by rendezvous instead (64 KiB window: 5.3 -> 7-10 GB/s; 128 KiB: 2.3-5.5 -> 10.5),
+ * still copying one in PROBE_EVERY eagerly to notice when the machine is fast again (one in 16
+ * halved the window's rate: a slow eager copy holds up the rendezvous behind it).
+ * FERRY_EAGER_MAX set by the user turns this off. */
+enum { PROBE_EVERY = 256, TIME_EVERY = 8 };
 static double eager_ns_per_byte; /* moving average of large eager copies; 0: none yet */
 static unsigned eager_skipped;
 
 static bool large_eager(const fy_req_t *r)
 {
-    return r->bytes > fy_eager_max / 4 && source_is_block(r) && fy_rndv_mode != FY_RNDV_STREAM &&
+    return r->bytes > fy_eager_max / 8 && source_is_block(r) && fy_rndv_mode != FY_RNDV_STREAM &&
            fy_peers[r->world_peer].ops == &fy_xport_shm && fy_shm_cma_usable() &&
            !fy_knob_is_set(FY_KNOB_EAGER_MAX);
 }
@@ -87,7 +88,7 @@ static void make_header(const fy_req_t *r, fy_hdr_t *h)
     bool eager = r->bytes <= fy_peers[r->world_peer].max_payload && r->bytes <= fy_eager_max;
     if (eager && (r->hdr.flags & (FY_MSGF_SPLIT | FY_MSGF_IOV)))
         eager = false; /* an earlier attempt offered a rendezvous: it stays one */
-    else if (eager && r->pstate != FY_PS_QUEUED && r->bytes > fy_eager_max / 4 && eager_slow_now(r))
+    else if (eager && r->pstate != FY_PS_QUEUED && r->bytes > fy_eager_max / 8 && eager_slow_now(r))
         eager = false;
     h->kind = eager ? FY_MSG_EAGER : FY_MSG_RTS;
     h->flags = r->mode == FY_MODE_SYNC ? FY_MSGF_SYNC : 0;
@@ -160,7 +161,11 @@ static int try_first_record(fy_req_t *r)
     r->pstate = h.kind == FY_MSG_RTS ? FY_PS_WAIT_FIN : (h.flags ? FY_PS_WAIT_ACK : 0);
     if (r->pstate) /* before the send, for the same reason */
         inflight_add(r);
-    bool timed = h.kind == FY_MSG_EAGER && large_eager(r);
+    /* While copies are fast, one in TIME_EVERY is timed (two clock reads are 2-5 % of a fast
+     * 32-64 KiB copy); while they are slow, every eager one is a probe. */
+    static unsigned to_time;
+    bool timed = h.kind == FY_MSG_EAGER && large_eager(r) &&
+                 (eager_ns_per_byte > fy_copy_ns_per_byte || ++to_time % TIME_EVERY == 1);
     int64_t t0 = timed ? fy_now_ns() : 0;
     int rc = send_payload(r, &h, 0, h.kind == FY_MSG_EAGER ? r->bytes : 0);
     if (timed && rc == 0)
