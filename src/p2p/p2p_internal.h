@@ -95,6 +95,8 @@ void fy_p2p_send_done(fy_req_t *r);
 
 /* Chooses eager max, rendezvous mode, fragment and chunk sizes (p2p_thresholds.c). */
 void fy_p2p_thresholds(bool oversubscribed, size_t ring_payload);
+/* Runnable threads outnumber the CPUs (looked at by waits, at most every 10 ms). */
+extern int fy_p2p_contended;
 /* What a single copy costs here, nanoseconds per byte (calibrated, else a cautious guess). */
 extern double fy_copy_ns_per_byte;
 

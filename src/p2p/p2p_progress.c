@@ -14,6 +14,7 @@
 #include "fy_runtime.h"
 #include "fy_bsend.h"
 #include "fy_part.h"
+#include "fy_machine.h"
 #include "fy_wait_policy.h"
 #include "p2p_internal.h"
 
@@ -208,14 +209,21 @@ static int runnable_threads(void)
  * the machine's runnable threads are about as many as this machine's ranks that are awake;
  * looked at every 10 ms at most. */
 #define LOAD_GAP_NS 10000000
+int fy_p2p_contended;
+
 static void check_load(int64_t now)
 {
     static int64_t checked;
-    if (!yield_auto || now - checked < LOAD_GAP_NS)
+    if (now - checked < LOAD_GAP_NS)
         return;
     checked = now;
     int running = runnable_threads();
-    if (running > 0)
+    if (running <= 0)
+        return;
+    /* More runnable threads than CPUs: ranks of this job take turns with other work (the
+     * send side then avoids queueing eager messages behind a full ring, p2p_send.c). */
+    fy_p2p_contended = running > fy_machine()->cpus_online;
+    if (yield_auto)
         fy_rt.spin_yield = running <= fy_shm_awake_count() + 1;
 }
 

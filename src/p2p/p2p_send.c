@@ -52,10 +52,10 @@ static int send_payload(fy_req_t *r, const fy_hdr_t *h, size_t off, size_t len)
  * speed or below, and a window of 64 KiB eager sends moved 2.3-6 GB/s where single copy moved
  * 10 and MPICH 10 (32 KiB: 2.3 against 7.6). So the sender times its copies of large eager
  * messages (above an eighth of the limit, where one system call and a round trip are small
- * against the slow copy) and, while they run slower than the calibrated single copy, sends such
- * messages by rendezvous instead (64 KiB window: 5.3 -> 7-10 GB/s; 128 KiB: 2.3-5.5 -> 10.5),
- * still copying one in PROBE_EVERY eagerly to notice when the machine is fast again (one in 16
- * halved the window's rate: a slow eager copy holds up the rendezvous behind it).
+ * against the slow copy) and, while they run at under half the calibrated single copy's rate,
+ * sends such messages by rendezvous instead (64 KiB window: 5.3 -> 7-10 GB/s; 128 KiB: 2.3-5.5
+ * -> 10.5), still copying one in PROBE_EVERY eagerly to notice when the machine is fast again
+ * (one in 16 halved the window's rate: a slow eager copy holds up the rendezvous behind it).
  * FERRY_EAGER_MAX set by the user turns this off. */
 enum { PROBE_EVERY = 256, TIME_EVERY = 8 };
 static double eager_ns_per_byte; /* moving average of large eager copies; 0: none yet */
@@ -68,9 +68,18 @@ static bool large_eager(const fy_req_t *r)
            !fy_knob_is_set(FY_KNOB_EAGER_MAX);
 }
 
+/* Slower than twice the single copy: an eager message costs two copies (in and out of the
+ * ring) against one, but they overlap in a stream; at about the single copy's rate (beside busy
+ * loops, 0.081-0.087 ns/B against 0.083) a 128 KiB ping-pong still took 40 us eager and 49 by
+ * rendezvous. The slow minutes ran at 0.37. */
+static bool eager_is_slow(void)
+{
+    return eager_ns_per_byte > 2 * fy_copy_ns_per_byte;
+}
+
 static bool eager_slow_now(const fy_req_t *r)
 {
-    if (eager_ns_per_byte <= fy_copy_ns_per_byte || !large_eager(r))
+    if (!eager_is_slow() || !large_eager(r))
         return false;
     if (++eager_skipped % PROBE_EVERY == 0)
         return false; /* this one goes eager, and is timed */
@@ -79,13 +88,20 @@ static bool eager_slow_now(const fy_req_t *r)
 
 static void eager_timed(size_t bytes, int64_t ns)
 {
+    /* A copy that lasted a scheduler slice was preempted, not slow: beside busy loops such
+     * samples switched a 128 KiB ping-pong to rendezvous (50 us against 40 eager). */
+    if (ns > 1000000)
+        return;
     double v = (double)ns / (double)bytes;
+    if (v > 1.0)
+        v = 1.0; /* one odd sample moves the average by a quarter of 1 ns/B at most */
     eager_ns_per_byte = eager_ns_per_byte > 0 ? eager_ns_per_byte + (v - eager_ns_per_byte) / 4 : v;
 }
 
-static void make_header(const fy_req_t *r, fy_hdr_t *h)
+static void make_header(const fy_req_t *r, fy_hdr_t *h, bool rts)
 {
-    bool eager = r->bytes <= fy_peers[r->world_peer].max_payload && r->bytes <= fy_eager_max;
+    bool eager =
+        !rts && r->bytes <= fy_peers[r->world_peer].max_payload && r->bytes <= fy_eager_max;
     if (eager && (r->hdr.flags & (FY_MSGF_SPLIT | FY_MSGF_IOV)))
         eager = false; /* an earlier attempt offered a rendezvous: it stays one */
     else if (eager && r->pstate != FY_PS_QUEUED && r->bytes > fy_eager_max / 8 && eager_slow_now(r))
@@ -147,11 +163,12 @@ void fy_p2p_inflight_remove(fy_req_t *r)
     fy_inflight_total--;
 }
 
-/* Tries to put r's first record on the wire. 0 when sent, FY_XPORT_AGAIN when full. */
-static int try_first_record(fy_req_t *r)
+/* Puts r's first record on the wire as eager (when size and state allow) or as RTS. 0 when
+ * sent, FY_XPORT_AGAIN when full. */
+static int try_as(fy_req_t *r, bool rts)
 {
     fy_hdr_t h;
-    make_header(r, &h);
+    make_header(r, &h, rts);
     if (h.kind == FY_MSG_RTS && source_is_block(r))
         fy_p2p_split_offer(r, &h); /* kept across retries: the slot is taken once */
     else if (h.kind == FY_MSG_RTS)
@@ -165,7 +182,7 @@ static int try_first_record(fy_req_t *r)
      * 32-64 KiB copy); while they are slow, every eager one is a probe. */
     static unsigned to_time;
     bool timed = h.kind == FY_MSG_EAGER && large_eager(r) &&
-                 (eager_ns_per_byte > fy_copy_ns_per_byte || ++to_time % TIME_EVERY == 1);
+                 (eager_is_slow() || ++to_time % TIME_EVERY == 1);
     int64_t t0 = timed ? fy_now_ns() : 0;
     int rc = send_payload(r, &h, 0, h.kind == FY_MSG_EAGER ? r->bytes : 0);
     if (timed && rc == 0)
@@ -180,6 +197,24 @@ static int try_first_record(fy_req_t *r)
     if (h.kind == FY_MSG_EAGER && !h.flags)
         fy_p2p_send_done(r);
     return 0;
+}
+
+/* Tries to put r's first record on the wire. 0 when sent, FY_XPORT_AGAIN when full. While
+ * other work takes turns with our ranks on the CPUs, a large eager message that finds the
+ * ring full goes as a rendezvous instead of waiting for room: room comes only when the
+ * receiver runs and drains, then the sender must run again to refill, one ring per pair of
+ * turns, where the receiver can read a rendezvous alone whenever it runs. Beside a busy loop
+ * per core a window of 64 KiB sends moved 2.4-3.0 GB/s eager and 5.2 by rendezvous (MPICH
+ * 4.9-5.0); a ping-pong never finds the ring full and stays eager (128 KiB: 21 us eager, 48
+ * by rendezvous, under the same load). On a quiet machine the eager stream is faster. */
+static int try_first_record(fy_req_t *r)
+{
+    bool offered = (r->hdr.flags & (FY_MSGF_SPLIT | FY_MSGF_IOV)) != 0;
+    int rc = try_as(r, offered);
+    if (rc == FY_XPORT_AGAIN && !offered && fy_p2p_contended && r->bytes <= fy_eager_max &&
+        large_eager(r))
+        rc = try_as(r, true);
+    return rc;
 }
 
 /* Streams DATA fragments until done or the transport is full. */
