@@ -100,12 +100,8 @@ static void eager_timed(size_t bytes, int64_t ns)
 
 static void make_header(const fy_req_t *r, fy_hdr_t *h, bool rts)
 {
-    bool eager =
-        !rts && r->bytes <= fy_peers[r->world_peer].max_payload && r->bytes <= fy_eager_max;
-    if (eager && (r->hdr.flags & (FY_MSGF_SPLIT | FY_MSGF_IOV)))
-        eager = false; /* an earlier attempt offered a rendezvous: it stays one */
-    else if (eager && r->pstate != FY_PS_QUEUED && r->bytes > fy_eager_max / 8 && eager_slow_now(r))
-        eager = false;
+    bool eager = !rts && r->bytes <= fy_peers[r->world_peer].max_payload &&
+                 r->bytes <= fy_eager_max && !(r->pstate != FY_PS_QUEUED && eager_slow_now(r));
     h->kind = eager ? FY_MSG_EAGER : FY_MSG_RTS;
     h->flags = r->mode == FY_MODE_SYNC ? FY_MSGF_SYNC : 0;
     if (h->kind == FY_MSG_RTS && !source_is_block(r))
@@ -209,6 +205,7 @@ static int try_as(fy_req_t *r, bool rts)
  * by rendezvous, under the same load). On a quiet machine the eager stream is faster. */
 static int try_first_record(fy_req_t *r)
 {
+    /* A rendezvous offer made on an earlier attempt (a split slot, a run table) stays one. */
     bool offered = (r->hdr.flags & (FY_MSGF_SPLIT | FY_MSGF_IOV)) != 0;
     int rc = try_as(r, offered);
     if (rc == FY_XPORT_AGAIN && !offered && fy_p2p_contended && r->bytes <= fy_eager_max &&

@@ -29,27 +29,38 @@ int fy_shm_cma_init(void)
     return cma_ok;
 }
 
-int fy_shm_get(int src, uint64_t raddr, void *dst, size_t len)
+/* Moves len bytes between our buffer `local` and world rank peer's address raddr with
+ * process_vm_readv (write 0) or process_vm_writev (write 1), resuming after short transfers
+ * and EINTR. 0, FY_XPORT_NOTSUP when the kernel refuses before any byte moved, else -1. */
+static int transfer(int peer, uint64_t raddr, void *local, size_t len, int write)
 {
-    if (!cma_ok)
-        return FY_XPORT_NOTSUP;
     size_t done = 0;
     while (done < len) {
-        struct iovec l = {(char *)dst + done, len - done};
+        struct iovec l = {(char *)local + done, len - done};
         struct iovec r = {(void *)(uintptr_t)(raddr + done), len - done};
-        ssize_t n = process_vm_readv(fy_shm.bell[src].pid, &l, 1, &r, 1, 0);
+        pid_t pid = fy_shm.bell[peer].pid;
+        ssize_t n = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
+                          : process_vm_readv(pid, &l, 1, &r, 1, 0);
         if (n <= 0) {
             if (n < 0 && errno == EINTR)
                 continue;
-            if (done == 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
-                cma_ok = 0;
-                return FY_XPORT_NOTSUP;
-            }
-            return -1;
+            return done == 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)
+                       ? FY_XPORT_NOTSUP
+                       : -1;
         }
         done += (size_t)n;
     }
     return 0;
+}
+
+int fy_shm_get(int src, uint64_t raddr, void *dst, size_t len)
+{
+    if (!cma_ok)
+        return FY_XPORT_NOTSUP;
+    int rc = transfer(src, raddr, dst, len, 0);
+    if (rc == FY_XPORT_NOTSUP)
+        cma_ok = 0;
+    return rc;
 }
 
 int fy_shm_getv(int src, const struct iovec *riov, int n, void *dst, size_t len)
@@ -89,21 +100,7 @@ int fy_shm_cma_usable(void)
 
 int fy_shm_put(int dst, uint64_t raddr, const void *src, size_t len)
 {
-    size_t done = 0;
-    while (done < len) {
-        struct iovec l = {(char *)src + done, len - done};
-        struct iovec r = {(void *)(uintptr_t)(raddr + done), len - done};
-        ssize_t n = process_vm_writev(fy_shm.bell[dst].pid, &l, 1, &r, 1, 0);
-        if (n <= 0) {
-            if (n < 0 && errno == EINTR)
-                continue;
-            return done == 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)
-                       ? FY_XPORT_NOTSUP
-                       : -1;
-        }
-        done += (size_t)n;
-    }
-    return 0;
+    return transfer(dst, raddr, (void *)src, len, 1);
 }
 
 static fy_shm_rndv_t *rndv_table(int dst)
