@@ -114,7 +114,7 @@ int fy_coll_copy(const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt, void 
  * fy_coll_scratch_done. */
 static void *scratch[2];
 static size_t scratch_cap[2];
-static _Thread_local void *own[2];
+static FY_TLS_HOT void *own[2];
 
 void *fy_coll_scratch(int slot, size_t bytes)
 {

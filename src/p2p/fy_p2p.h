@@ -25,6 +25,9 @@ void fy_p2p_threads_on(void);
  * mode). Return an MPI error class after fy_err_set, or MPI_SUCCESS. */
 int fy_p2p_isend(fy_req_t *r);
 int fy_p2p_irecv(fy_req_t *r);
+/* Sends a small contiguous message at once, without a request (a blocking standard send's
+ * fast path): 0 when sent, FY_XPORT_AGAIN when the caller must take the general path. */
+int fy_p2p_send_now(fy_comm_t *c, const void *src, size_t bytes, int dest, int tag);
 
 /* Probe: the first unexpected message matching (src, tag) in ctx, or NULL. With `take`, it
  * is removed from the queue (matched probe); then fy_p2p_mrecv delivers it into r. */

@@ -40,6 +40,8 @@ enum {
 };
 
 /* 56 bytes: fits one cache line with the record's framing. */
+/* rreq and addr come last, and an eager message never reads them: the pair rings lay an eager
+ * payload over them, so that up to 16 bytes travel in the header's cache line (shm_ring.c). */
 typedef struct fy_hdr {
     uint8_t kind;
     uint8_t flags;
@@ -47,13 +49,14 @@ typedef struct fy_hdr {
     int32_t src; /* sender's rank in the communicator */
     int32_t tag;
     uint32_t ctx;      /* context id: communicator and pt2pt/collective space */
+    int32_t world_src; /* sender's rank in MPI_COMM_WORLD, to reply to */
+    uint32_t frag;     /* DATA: bytes in this record */
     uint64_t len;      /* whole message length in bytes */
     uint64_t sreq;     /* sender's request, echoed in CTS/FIN/ACK */
     uint64_t rreq;     /* receiver's request, echoed in DATA */
     uint64_t addr;     /* RTS: sender buffer address; DATA: offset of the fragment */
-    int32_t world_src; /* sender's rank in MPI_COMM_WORLD, to reply to */
-    uint32_t frag;     /* DATA: bytes in this record */
 } fy_hdr_t;
+#define FY_HDR_EAGER_BYTES 40 /* what an eager message uses of the header: up to rreq */
 
 /* Not a transport error: the queue is full, try again after progress. */
 #define FY_XPORT_AGAIN (-11)

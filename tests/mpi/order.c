@@ -1,6 +1,6 @@
 /* The non-overtaking rule: messages from one sender that match the same receive arrive in the
  * order sent, whatever their sizes (small after large, zero-size between) and whatever the send
- * modes (Isend, Issend, Ibsend mixed); per-tag streams stay ordered when received tag by tag;
+ * modes (Isend, Issend, Ibsend and blocking Send mixed); per-tag streams stay ordered when received tag by tag;
  * receives posted in order are matched in order. Every rank sends to rank 0. */
 #include "mpitest.h"
 
@@ -43,7 +43,10 @@ int main(int argc, char **argv)
                 MPI_OK(MPI_Issend(bufs[i], (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &reqs[i]));
             else if (i % 5 == 2 && n <= 256)
                 MPI_OK(MPI_Ibsend(bufs[i], (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &reqs[i]));
-            else
+            else if (i % 5 == 3 && n <= 256) { /* blocking: Ferry's request-less path */
+                MPI_OK(MPI_Send(bufs[i], (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD));
+                reqs[i] = MPI_REQUEST_NULL;
+            } else
                 MPI_OK(MPI_Isend(bufs[i], (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &reqs[i]));
         }
         MPI_OK(MPI_Waitall(NMSG, reqs, MPI_STATUSES_IGNORE));

@@ -4,7 +4,7 @@
  * One process plays both sides of the pair (dst 1, src 0): it sends as rank 0 and switches
  * fy_shm.rank to 1 to consume. The ring keeps each side's position in static arrays that a
  * test cannot reset, so every new segment starts that pair at the position where the previous
- * one ended (its shared tail). The stress case runs the producer in a forked child, since
+ * one ended (where its last stamped record ends). The stress case runs the producer in a forked child, since
  * fy_shm.rank is one global per process; it uses the untouched pair (dst 0, src 2).
  */
 #include <sched.h>
@@ -26,6 +26,46 @@ static uint64_t ring_pos[MAX_TEST_RANKS][MAX_TEST_RANKS];
 static size_t round_up(size_t v, size_t a)
 {
     return (v + a - 1) / a * a;
+}
+
+/* A record of a pair ring as shm_ring.c lays it out: stamp and header in one line, the
+ * payload from the next. */
+typedef struct {
+    _Atomic uint64_t stamp;
+    fy_hdr_t h;
+} test_rec_t;
+
+/* An eager payload of up to 16 bytes starts over the header's rreq and addr, any other on the
+ * next line. */
+static uint64_t rec_kind_bytes(uint8_t kind, size_t payload)
+{
+    size_t at = kind == FY_MSG_EAGER && payload <= 16 ? 8 + FY_HDR_EAGER_BYTES : sizeof(test_rec_t);
+    return round_up(at + payload, FY_CACHELINE);
+}
+static uint64_t rec_bytes(size_t payload) /* the tests' records are eager */
+{
+    return rec_kind_bytes(FY_MSG_EAGER, payload);
+}
+
+static size_t payload_of(const fy_hdr_t *h)
+{
+    return h->kind == FY_MSG_EAGER ? h->len : h->kind == FY_MSG_DATA ? h->frag : 0;
+}
+
+/* Where the producer's published records end: past every record stamped for its position,
+ * from the consumer's head on (at most one lap). */
+static uint64_t ring_tail(fy_ring_t *r)
+{
+    const uint64_t size = fy_shm.ring_bytes, head = atomic_load(&r->head);
+    uint64_t pos = head;
+    while (pos - head < size) {
+        uint64_t off = pos & (size - 1);
+        test_rec_t *rec = (test_rec_t *)(r->data + off);
+        if (atomic_load(&rec->stamp) != (pos ^ fy_shm.ring_key))
+            break;
+        pos += rec->h.kind == FY_MSG_PAD ? size - off : rec_kind_bytes(rec->h.kind, payload_of(&rec->h));
+    }
+    return pos;
 }
 
 static void seg_close(void);
@@ -61,6 +101,7 @@ static int seg_open(int n, uint32_t ring_bytes)
     s->hdr->magic = FY_SHM_MAGIC;
     s->hdr->nranks = (uint32_t)n;
     s->hdr->ring_bytes = ring_bytes;
+    s->hdr->ring_key = s->ring_key = 0x9E3779B97F4A7C15ull;
     for (int i = 0; i < n; i++)
         s->bell[i].pid = (int32_t)getpid();
     /* This process's private ring positions outlive the segment: start every ring where the
@@ -69,7 +110,6 @@ static int seg_open(int n, uint32_t ring_bytes)
         for (int src = 0; src < n; src++) {
             fy_ring_t *r = fy_shm_ring(d, src);
             atomic_store(&r->head, ring_pos[d][src]);
-            atomic_store(&r->tail, ring_pos[d][src]);
         }
     return 0;
 }
@@ -78,7 +118,7 @@ static void seg_close(void)
 {
     for (int d = 0; d < fy_shm.n; d++)
         for (int src = 0; src < fy_shm.n; src++)
-            ring_pos[d][src] = atomic_load(&fy_shm_ring(d, src)->tail);
+            ring_pos[d][src] = ring_tail(fy_shm_ring(d, src));
     munmap(fy_shm.base, fy_shm.bytes);
     memset(&fy_shm, 0, sizeof fy_shm);
 }
@@ -152,10 +192,6 @@ static int drain(void)
     return n;
 }
 
-static uint64_t rec_bytes(size_t payload)
-{
-    return (sizeof(fy_hdr_t) + payload + FY_CACHELINE - 1) & ~(uint64_t)(FY_CACHELINE - 1);
-}
 
 /* Walks the unread part of ring (1, 0) as the layout says it must be: records on 64-byte
  * boundaries that never cross the end, PAD only to fill up to the end. */
@@ -163,19 +199,18 @@ static int check_layout(int *pads_p)
 {
     fy_ring_t *r = fy_shm_ring(1, 0);
     const uint64_t size = fy_shm.ring_bytes;
-    uint64_t head = atomic_load(&r->head), tail = atomic_load(&r->tail);
+    uint64_t head = atomic_load(&r->head), tail = ring_tail(r);
     CHECK(tail - head <= size);
     while (head != tail) {
         uint64_t off = head & (size - 1);
         CHECK(off % FY_CACHELINE == 0);
-        const fy_hdr_t *h = (const fy_hdr_t *)(r->data + off);
+        const fy_hdr_t *h = &((const test_rec_t *)(r->data + off))->h;
         uint64_t step;
         if (h->kind == FY_MSG_PAD) {
             step = size - off;
             (*pads_p)++;
         } else {
-            size_t plen = h->kind == FY_MSG_EAGER ? h->len : h->kind == FY_MSG_DATA ? h->frag : 0;
-            step = rec_bytes(plen);
+            step = rec_kind_bytes(h->kind, payload_of(h));
             CHECK(off + step <= size);
         }
         CHECK(step <= tail - head);
@@ -190,7 +225,7 @@ static int test_sizes_and_limits(void)
     CHECK_OK(seg_open(2, 16384));
     fy_xport_deliver = on_record;
     ngot = 0;
-    CHECK_EQ(fy_xport_shm.max_payload(), 16384 / 2 - sizeof(fy_hdr_t));
+    CHECK_EQ(fy_xport_shm.max_payload(), 16384 / 2 - sizeof(test_rec_t));
     CHECK_EQ(sizeof(fy_hdr_t), 56);
     CHECK_EQ(drain(), 0);
     CHECK_EQ(ngot, 0);
@@ -306,7 +341,7 @@ static int test_wrap_around(void)
         CHECK_EQ(got[k].len, lens[k]);
         CHECK(got[k].intact);
     }
-    uint64_t laps = (atomic_load(&fy_shm_ring(1, 0)->tail) - start) / size;
+    uint64_t laps = (ring_tail(fy_shm_ring(1, 0)) - start) / size;
     CHECK(laps >= 1000);
     CHECK(pads >= 100); /* a PAD on most laps: sizes rarely end exactly at the end */
     CHECK(fulls > 0);
@@ -338,7 +373,7 @@ static int test_hot_window(void)
         size_t len = (size_t)(k * 37) % 900;
         CHECK_EQ(put(sent, len), 0);
         lens[sent++ % 4096] = len;
-        uint64_t start = (atomic_load(&r->tail) - rec_bytes(len)) & (size - 1);
+        uint64_t start = (ring_tail(r) - rec_bytes(len)) & (size - 1);
         if (start == 0)
             wraps_seen = 1;
         else if (wraps_seen && start >= hot)
@@ -350,12 +385,12 @@ static int test_hot_window(void)
 
     /* Past the hot part, caught up, and a record larger than what lies below: it cannot wrap
      * early (the PAD would overlap it) and must go on in place, not find the ring full. */
-    for (int k = 0; k < 200 && (atomic_load(&r->tail) & (size - 1)) < hot; k++) {
+    for (int k = 0; k < 200 && (ring_tail(r) & (size - 1)) < hot; k++) {
         CHECK_EQ(put(sent, 64), 0);
         lens[sent++ % 4096] = 64;
         drain();
     }
-    CHECK((atomic_load(&r->tail) & (size - 1)) >= hot);
+    CHECK((ring_tail(r) & (size - 1)) >= hot);
     CHECK_EQ(put(sent, 8000), 0);
     lens[sent++ % 4096] = 8000;
     drain();
@@ -378,7 +413,7 @@ static int test_hot_window(void)
     for (int k = 0; k < 1000 && !back; k++) {
         CHECK_EQ(put(sent, 64), 0);
         lens[sent++ % 4096] = 64;
-        back = ((atomic_load(&r->tail) - rec_bytes(64)) & (size - 1)) == 0;
+        back = ((ring_tail(r) - rec_bytes(64)) & (size - 1)) == 0;
         drain();
     }
     CHECK(back);
@@ -410,10 +445,10 @@ static int test_full_and_again(void)
         seq++;
     CHECK_EQ(seq, size / FY_CACHELINE);
     CHECK_EQ(atomic_load(&r->producer_waiting), 1);
-    uint64_t tail = atomic_load(&r->tail);
+    uint64_t tail = ring_tail(r);
     CHECK_EQ(tail - atomic_load(&r->head), size);
     CHECK_EQ(put(seq, 0), FY_XPORT_AGAIN); /* still full: refused again, nothing written */
-    CHECK_EQ(atomic_load(&r->tail), tail);
+    CHECK_EQ(ring_tail(r), tail);
 
     /* The consumer frees the ring; it rings the producer's bell only if someone sleeps. */
     atomic_store(&fy_shm.bell[0].sleepers, 1);

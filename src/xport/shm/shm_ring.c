@@ -44,6 +44,47 @@ static inline uint64_t rec_bytes(size_t payload)
     return (sizeof(fy_hdr_t) + payload + FY_CACHELINE - 1) & ~(uint64_t)(FY_CACHELINE - 1);
 }
 
+/* A record in a pair ring: the stamp and the header fill the first line, the payload starts on
+ * the next. The producer stores the stamp last (release) and the consumer polls the stamp at
+ * its head, so a message costs the consumer one cache line in series where a shared tail cost
+ * two (the tail's line, then the record's): on the EPYC guest (Nov 2026) a standalone
+ * ping-pong with a 56-byte header went from 68-72 to 63-67 ns one-way in minutes when a cache
+ * line crossed between the vCPUs in 30 ns, and Ferry's 0-16 B ping-pong from 0.38 to 0.30-0.33
+ * us in minutes when it took 160 ns. The stamp is the record's position XOR the job's random
+ * odd ring_key: a record of an older lap has another position, so another stamp, and payload
+ * bytes left at the position would have to hold a value nobody outside the job knows, so the
+ * consumer never clears what it read. */
+typedef struct {
+    _Atomic uint64_t stamp;
+    fy_hdr_t h;
+} rec_t;
+_Static_assert(sizeof(rec_t) == FY_CACHELINE, "a record's stamp and header are one line");
+
+_Static_assert(offsetof(fy_hdr_t, rreq) == FY_HDR_EAGER_BYTES, "eager fields come first");
+
+/* Where a record's payload starts: an eager message of up to 16 bytes right after the fields
+ * it uses, over rreq and addr, so that it shares the stamp's line (one transfer where two
+ * were: with 160 ns lines, 1-16 B ping-pong 0.36 -> 0.30-0.33 us); any other on the next line,
+ * since copies of whole lines run at full speed only between equally aligned buffers (at 48
+ * bytes into a line, windows of 16-128 KiB fell from 25-31 to 11-12 GB/s). */
+enum { INLINE_MAX = sizeof(fy_hdr_t) - FY_HDR_EAGER_BYTES };
+static inline size_t payload_at(uint8_t kind, size_t len)
+{
+    return kind == FY_MSG_EAGER && len <= INLINE_MAX ? offsetof(rec_t, h) + FY_HDR_EAGER_BYTES
+                                                     : sizeof(rec_t);
+}
+
+static inline uint64_t ring_rec_bytes(uint8_t kind, size_t payload)
+{
+    return (payload_at(kind, payload) + payload + FY_CACHELINE - 1) &
+           ~(uint64_t)(FY_CACHELINE - 1);
+}
+
+static inline rec_t *ring_rec(fy_ring_t *r, uint64_t pos)
+{
+    return (rec_t *)(r->data + (pos & (fy_shm.ring_bytes - 1)));
+}
+
 static inline size_t payload_len(const fy_hdr_t *h)
 {
     if (h->kind == FY_MSG_EAGER)
@@ -54,13 +95,13 @@ static inline size_t payload_len(const fy_hdr_t *h)
 }
 
 /* Reserves a record of `len` payload bytes in the ring to dst and returns where the payload
- * goes, or NULL when the ring is full; publish() makes it visible. */
+ * goes, or NULL when the ring is full; publish() writes the header and the stamp. */
 static unsigned char *reserve(int dst, const fy_hdr_t *h, size_t len)
 {
     fy_ring_t *r = fy_shm_ring(dst, fy_shm.rank);
     prod_t *p = &prod[dst];
     const uint64_t size = fy_shm.ring_bytes;
-    uint64_t need = rec_bytes(len);
+    uint64_t need = ring_rec_bytes(h->kind, len);
     uint64_t off = p->tail & (size - 1);
     uint64_t pad = (off + need > size) ? size - off : 0;
 
@@ -89,14 +130,13 @@ static unsigned char *reserve(int dst, const fy_hdr_t *h, size_t len)
         }
     }
     if (pad) {
-        fy_hdr_t *ph = (fy_hdr_t *)(r->data + off);
-        ph->kind = FY_MSG_PAD;
+        rec_t *pr = ring_rec(r, p->tail);
+        pr->h.kind = FY_MSG_PAD;
+        atomic_store_explicit(&pr->stamp, p->tail ^ fy_shm.ring_key, memory_order_release);
         p->tail += pad;
         p->hot_missed = 0;
-        off = 0;
     }
-    memcpy(r->data + off, h, sizeof *h);
-    return r->data + off + sizeof *h;
+    return (unsigned char *)ring_rec(r, p->tail) + payload_at(h->kind, len);
 }
 
 /* Inboxes (wide jobs, layout in shm_seg.h): reserves a record of `len` payload bytes in
@@ -153,12 +193,17 @@ static void inbox_publish(int dst, const fy_hdr_t *h, unsigned char *payload)
     fy_shm_ring_bell(dst);
 }
 
-static void publish(int dst, size_t len)
+/* The header goes in after the payload, right before the stamp: the consumer polls this line,
+ * and a header written first was taken back by its polls while the payload was copied, so the
+ * stamp cost the producer a second transfer of the line (4-16 KiB windows with 160 ns lines:
+ * 0.55-0.78x of the tail ring until this order). */
+static void publish(int dst, const fy_hdr_t *h, size_t len)
 {
-    fy_ring_t *r = fy_shm_ring(dst, fy_shm.rank);
     prod_t *p = &prod[dst];
-    p->tail += rec_bytes(len);
-    atomic_store_explicit(&r->tail, p->tail, memory_order_release);
+    rec_t *rec = ring_rec(fy_shm_ring(dst, fy_shm.rank), p->tail);
+    memcpy(&rec->h, h, payload_at(h->kind, len) < sizeof *rec ? FY_HDR_EAGER_BYTES : sizeof *h);
+    atomic_store_explicit(&rec->stamp, p->tail ^ fy_shm.ring_key, memory_order_release);
+    p->tail += ring_rec_bytes(h->kind, len);
     fy_shm_ring_bell(dst);
 }
 
@@ -178,7 +223,7 @@ static int shm_send(int dst, const fy_hdr_t *h, const void *payload, size_t len)
         return FY_XPORT_AGAIN;
     if (len)
         memcpy(at, payload, len);
-    publish(dst, len);
+    publish(dst, h, len);
     return 0;
 }
 
@@ -198,14 +243,14 @@ static int shm_send_fill(int dst, const fy_hdr_t *h, size_t len, fy_xport_fill_f
         return FY_XPORT_AGAIN;
     if (len)
         fill(arg, at, len);
-    publish(dst, len);
+    publish(dst, h, len);
     return 0;
 }
 
 /* Half a ring, so that one large record never waits for the ring to empty completely. */
 static size_t shm_max_payload(void)
 {
-    return fy_shm.ring_bytes / 2 - sizeof(fy_hdr_t);
+    return fy_shm.ring_bytes / 2 - sizeof(rec_t);
 }
 
 /* Clears the first byte of every line of a consumed span (see fy_inbox_t). */
@@ -270,28 +315,28 @@ int fy_shm_progress(void)
     if (fy_shm.inbox)
         return inbox_progress();
     const int me = fy_shm.rank, n = fy_shm.n;
-    const uint64_t size = fy_shm.ring_bytes;
+    const uint64_t size = fy_shm.ring_bytes, key = fy_shm.ring_key;
     int handled = 0;
     for (int src = 0; src < n; src++) {
         if (src == me)
             continue;
         fy_ring_t *r = fy_shm_ring(me, src);
         uint64_t head = cons[src].head;
-        uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
-        if (head == tail)
+        rec_t *rec = ring_rec(r, head);
+        if (atomic_load_explicit(&rec->stamp, memory_order_acquire) != (head ^ key))
             continue;
-        while (head != tail) {
-            uint64_t off = head & (size - 1);
-            const fy_hdr_t *h = (const fy_hdr_t *)(r->data + off);
-            if (h->kind == FY_MSG_PAD) {
-                head += size - off;
-                continue;
+        do {
+            if (rec->h.kind == FY_MSG_PAD) {
+                head += size - (head & (size - 1));
+            } else {
+                uint8_t kind = rec->h.kind;
+                size_t len = payload_len(&rec->h);
+                fy_xport_deliver(&rec->h, (const unsigned char *)rec + payload_at(kind, len));
+                head += ring_rec_bytes(kind, len);
+                handled++;
             }
-            size_t len = payload_len(h);
-            fy_xport_deliver(h, (const unsigned char *)h + sizeof *h);
-            head += rec_bytes(len);
-            handled++;
-        }
+            rec = ring_rec(r, head);
+        } while (atomic_load_explicit(&rec->stamp, memory_order_acquire) == (head ^ key));
         cons[src].head = head;
         atomic_store_explicit(&r->head, head, memory_order_release);
         fy_shm_fence_fast();

@@ -252,13 +252,8 @@ static void populate_own_rings(fy_shm_t *s)
 /* /fy-<kvsname>-<64 random bits>: the prefix lets mpiexec remove what a crashed job leaves
  * (tools/mpiexec/job.c), the random part keeps another user from creating the name first
  * and so making every job fail (the kvsname is the launcher's pid and start time). */
-static void seg_name(char *buf, size_t len, int attempt)
+static uint64_t random64(void)
 {
-    const char *first = getenv("FY_TEST_SHM_NAME_FIRST"); /* a test hook, not a knob */
-    if (attempt == 0 && first && first[0] == '/') { /* tests: a name known to be taken */
-        snprintf(buf, len, "%s", first);
-        return;
-    }
     uint64_t r = 0;
     if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) { /* no entropy source: mix clocks */
         struct timespec ts;
@@ -267,7 +262,17 @@ static void seg_name(char *buf, size_t len, int attempt)
             (uint64_t)(uintptr_t)&ts;
         r *= 0x9E3779B97F4A7C15ull;
     }
-    snprintf(buf, len, "/fy-%s-%016llx", fy_rt.kvsname, (unsigned long long)r);
+    return r;
+}
+
+static void seg_name(char *buf, size_t len, int attempt)
+{
+    const char *first = getenv("FY_TEST_SHM_NAME_FIRST"); /* a test hook, not a knob */
+    if (attempt == 0 && first && first[0] == '/') { /* tests: a name known to be taken */
+        snprintf(buf, len, "%s", first);
+        return;
+    }
+    snprintf(buf, len, "/fy-%s-%016llx", fy_rt.kvsname, (unsigned long long)random64());
 }
 
 /* Creates a segment under a fresh name (O_EXCL: never one somebody else made), trying other
@@ -338,6 +343,8 @@ static int create_segment(fy_shm_t *s, char *name, size_t name_len)
     s->hdr->coll_slots = s->coll_slots;
     s->hdr->coll_area = s->coll_area;
     s->hdr->inbox = (uint32_t)s->inbox;
+    /* Odd: positions are multiples of 64, so no stamp is ever 0, what fresh memory holds. */
+    s->hdr->ring_key = s->ring_key = random64() | 1;
     s->hdr->magic = FY_SHM_MAGIC;
     return MPI_SUCCESS;
 }
@@ -356,6 +363,7 @@ static int open_segment(fy_shm_t *s, const char *name)
                           name);
     }
     size_t bells_off, rings_off;
+    s->ring_key = h.ring_key;
     s->coll_slots = h.coll_slots;
     s->coll_area = h.coll_area;
     layout(s, (int)h.inbox, h.ring_bytes, &bells_off, &rings_off);

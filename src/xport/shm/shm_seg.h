@@ -36,6 +36,7 @@ typedef struct fy_shm_hdr {
     uint32_t coll_area;  /* bytes of one rank's area in one half of a slot */
     uint32_t inbox;      /* 1: one inbox per receiver instead of a ring per pair */
     _Atomic uint32_t finalizing; /* ranks that entered MPI_Finalize (see fy_shm_peer_gone) */
+    uint64_t ring_key; /* random, odd: the rings' record stamps (shm_ring.c) */
     _Alignas(FY_CACHELINE) _Atomic uint32_t stuck; /* ranks asleep in MPI, no progress since */
     _Atomic uint32_t moved;    /* bumped whenever a rank stops being stuck */
     _Atomic uint32_t reported; /* ranks that have printed what they wait for (deadlock) */
@@ -100,10 +101,12 @@ typedef struct fy_bell {
     atomic_uint in_wait; /* 1: inside a wait, from its first poll (shm_ring.c's early wrap) */
 } fy_bell_t;
 
+/* A ring has no shared tail: each record carries a stamp (its position XOR the job's
+ * ring_key) that its producer stores last, and the consumer polls the stamp at its head
+ * (shm_ring.c). */
 typedef struct fy_ring {
-    _Alignas(FY_CACHELINE) _Atomic uint64_t head; /* written by the consumer */
-    _Alignas(FY_CACHELINE) _Atomic uint64_t tail; /* written by the producer */
-    atomic_uint producer_waiting;                 /* set by a producer that found it full */
+    _Alignas(FY_CACHELINE) _Atomic uint64_t head;             /* written by the consumer */
+    _Alignas(FY_CACHELINE) atomic_uint producer_waiting;      /* set by a producer that found it full */
     _Alignas(FY_CACHELINE) unsigned char data[];
 } fy_ring_t;
 
@@ -125,6 +128,7 @@ typedef struct fy_shm {
     size_t bytes;
     int rank, n;
     uint32_t ring_bytes; /* data bytes of a ring or an inbox */
+    uint64_t ring_key;   /* from the segment's header */
     size_t ring_stride;  /* from one ring (or inbox) to the next */
     int inbox;           /* the layout has inboxes, not rings */
     size_t inbox_data;   /* offset of an inbox's data from its start */
