@@ -43,13 +43,18 @@ static int exchange(const void *sbuf, MPI_Aint scount, const MPI_Aint *scounts,
     }
     const char *s = sbuf;
     char *r = rbuf;
-    int rc = fy_coll_copy(s + fy_coll_displ(scount, sdispls, me) * sdt->extent,
-                          fy_coll_count(scount, scounts, me), sdt,
-                          r + fy_coll_displ(rcount, rdispls, me) * rdt->extent,
-                          fy_coll_count(rcount, rcounts, me), rdt);
+    int rc = MPI_SUCCESS;
 #define SBLK(i) (s + fy_coll_displ(scount, sdispls, i) * sdt->extent)
 #define RBLK(i) (r + fy_coll_displ(rcount, rdispls, i) * rdt->extent)
-    if (linear && rc == MPI_SUCCESS && p > 1) {
+    /* Our own block is copied once the first messages are posted, so that the peers read or
+     * receive ours while we copy (IS at 2 ranks moves 2 MiB blocks: the copy first held the
+     * peer's single copy back by as long). */
+#define OWN_COPY()                                                                                 \
+    fy_coll_copy(SBLK(me), fy_coll_count(scount, scounts, me), sdt, RBLK(me),                      \
+                 fy_coll_count(rcount, rcounts, me), rdt)
+    if (p == 1)
+        rc = OWN_COPY();
+    if (linear && p > 1) {
         struct fy_req **reqs = calloc((size_t)(2 * p), sizeof *reqs);
         if (!reqs)
             rc = fy_err_set(MPI_ERR_NO_MEM, "MPI_Alltoall: out of memory");
@@ -67,6 +72,8 @@ static int exchange(const void *sbuf, MPI_Aint scount, const MPI_Aint *scounts,
             if (!reqs[p + k])
                 rc = MPI_ERR_NO_MEM;
         }
+        if (rc == MPI_SUCCESS)
+            rc = OWN_COPY();
         if (reqs) {
             int w = fy_coll_waitall(reqs, 2 * p);
             rc = rc != MPI_SUCCESS ? rc : w;
@@ -75,9 +82,20 @@ static int exchange(const void *sbuf, MPI_Aint scount, const MPI_Aint *scounts,
     }
     for (int k = 1; !linear && k < p && rc == MPI_SUCCESS; k++) {
         int to = (me + k) % p, from = (me - k + p) % p;
-        rc = fy_coll_sendrecv(SBLK(to), fy_coll_count(scount, scounts, to), sdt, to, RBLK(from),
-                              fy_coll_count(rcount, rcounts, from), rdt, from, FY_TAG_ALLTOALL, c);
+        struct fy_req *both[2];
+        both[0] = fy_coll_irecv(RBLK(from), fy_coll_count(rcount, rcounts, from), rdt, from,
+                                FY_TAG_ALLTOALL, c);
+        both[1] = both[0] ? fy_coll_isend(SBLK(to), fy_coll_count(scount, scounts, to), sdt, to,
+                                          FY_TAG_ALLTOALL, c)
+                          : NULL;
+        if (k == 1)
+            rc = OWN_COPY();
+        int w = fy_coll_waitall(both, 2);
+        if (!both[0] || !both[1])
+            w = fy_err_set(MPI_ERR_NO_MEM, "MPI_Alltoall: out of memory");
+        rc = rc != MPI_SUCCESS ? rc : w;
     }
+#undef OWN_COPY
 #undef SBLK
 #undef RBLK
     free(copy);
