@@ -26,6 +26,9 @@ typedef struct {
 /* Prefetching the lines of the record a consumer waits for (fy_shm_progress): records of up to
  * 1 + AHEAD_MAX lines; beyond, the copy's own misses overlap and the prefetcher streams. */
 enum { AHEAD_MAX = 4 };
+/* A drain dates this rank's beat every BEAT_EVERY bytes of records (fy_shm_beat_refresh): a few
+ * microseconds of copying, well inside FY_WAIT_STALE_NS, for one clock read. */
+enum { BEAT_EVERY = 64 * 1024 };
 
 enum { MAX_LOCAL = FY_SHM_MAX_RANKS };
 static prod_t prod[MAX_LOCAL];
@@ -351,6 +354,7 @@ int fy_shm_progress(void)
     const int me = fy_shm.rank, n = fy_shm.n;
     const uint64_t size = fy_shm.ring_bytes, key = fy_shm.ring_key;
     int handled = 0;
+    uint64_t drained = 0; /* bytes of records since the last beat of this pass */
     for (int src = 0; src < n; src++) {
         if (src == me)
             continue;
@@ -371,11 +375,17 @@ int fy_shm_progress(void)
             } else {
                 uint8_t kind = rec->h.kind;
                 size_t len = payload_len(&rec->h);
+                /* A rendezvous offer may mean a single copy of the whole message here. */
+                drained += kind == FY_MSG_RTS ? rec->h.len : 0;
                 fy_xport_deliver(&rec->h, (const unsigned char *)rec + payload_at(kind, len));
                 uint64_t step = ring_rec_bytes(kind, len);
                 last_lines = (unsigned)(step / FY_CACHELINE) - 1;
                 head += step;
                 handled++;
+                if ((drained += step) >= BEAT_EVERY) {
+                    fy_shm_beat_refresh();
+                    drained = 0;
+                }
             }
             rec = ring_rec(r, head);
         } while (atomic_load_explicit(&rec->stamp, memory_order_acquire) == (head ^ key));

@@ -180,4 +180,7 @@ void fy_shm_fence_fast(void);
 void fy_shm_fence_slow(void);
 int fy_shm_cma_init(void);
 
+/* Dates this rank's beat now, if it is inside a wait (shm_wait.c; for long drains). */
+void fy_shm_beat_refresh(void);
+
 #endif
