@@ -28,6 +28,11 @@ int fy_p2p_irecv(fy_req_t *r);
 /* Sends a small contiguous message at once, without a request (a blocking standard send's
  * fast path): 0 when sent, FY_XPORT_AGAIN when the caller must take the general path. */
 int fy_p2p_send_now(fy_comm_t *c, const void *src, size_t bytes, int dest, int tag);
+/* Receives a small eager message from one source at once, without a request (a blocking
+ * receive's fast path, for a contiguous buffer of cap bytes): 0 when received (status filled
+ * unless ignored; MPI_ERROR untouched), FY_XPORT_AGAIN when the caller must take the general
+ * path. */
+int fy_p2p_recv_now(fy_comm_t *c, void *buf, size_t cap, int src, int tag, MPI_Status *status);
 
 /* Probe: the first unexpected message matching (src, tag) in ctx, or NULL. With `take`, it
  * is removed from the queue (matched probe); then fy_p2p_mrecv delivers it into r. */

@@ -132,12 +132,6 @@ int fy_progress(void)
     return n;
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
 
 /* Whom the current wait most likely needs (a world rank, -1: unknown, then last_src). */
 static FY_TLS_HOT int wait_peer = -1;
@@ -277,10 +271,6 @@ void fy_p2p_busy_end(fy_busy_t b)
         fy_shm_busy_end(fy_now_ns(), b.was_polling);
 }
 
-/* A pause costs 25 ns on the EPYC guest of Nov 2026, a fifth of a one-way small message, and
- * a ping-pong's answer comes within the first few polls: so the first EAGER_POLLS polls of a
- * wait (about a microsecond) do not pause (8-64 B ping-pong 0.115-0.120 -> 0.110-0.115 us). */
-enum { EAGER_POLLS = 64 };
 
 /* Polls, publishing every 32 polls that this rank polls (a beat), and at those moments asks the
  * policy whether to go on polling or to sleep on the doorbell (see fy_wait_until). */
@@ -330,12 +320,12 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
         if (!sleep) {
             if (fy_rt.locking) { /* let other threads in between polls */
                 fy_unlock();
-                cpu_relax();
+                fy_cpu_relax();
                 fy_lock();
             } else if (fy_rt.spin_yield) {
                 sched_yield(); /* a rank that has work may be waiting for this core */
-            } else if (polls >= EAGER_POLLS) {
-                cpu_relax();
+            } else if (polls >= FY_WAIT_EAGER_POLLS) {
+                fy_cpu_relax();
             }
             continue;
         }

@@ -77,6 +77,12 @@ typedef struct fy_xport_ops {
     int (*get)(int src, uint64_t raddr, void *dst, size_t len);
     /* Largest payload one record may carry. */
     size_t (*max_payload)(void);
+    /* The oldest record from world rank src not yet delivered, left in place: 1 and *h,
+     * *payload (valid until take), or 0 when there is none. NULL where the transport cannot
+     * look at one sender's records alone (self; shm with inboxes answers 0). */
+    int (*peek)(int src, const fy_hdr_t **h, const void **payload);
+    /* Consumes the record peek returned, instead of delivering it. */
+    void (*take)(int src);
 } fy_xport_ops_t;
 
 /* Called by transports for every record that arrives; the payload is only valid during the

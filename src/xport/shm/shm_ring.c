@@ -345,6 +345,8 @@ static int inbox_progress(void)
     return handled;
 }
 
+static void release(fy_ring_t *r, int src, uint64_t head);
+
 int fy_shm_progress(void)
 {
     if (!fy_shm.base)
@@ -389,16 +391,58 @@ int fy_shm_progress(void)
             }
             rec = ring_rec(r, head);
         } while (atomic_load_explicit(&rec->stamp, memory_order_acquire) == (head ^ key));
-        cons[src].head = head;
         cons[src].ahead = last_lines < AHEAD_MAX ? last_lines : AHEAD_MAX;
-        atomic_store_explicit(&r->head, head, memory_order_release);
-        fy_shm_fence_fast();
-        if (atomic_load_explicit(&r->producer_waiting, memory_order_relaxed)) {
-            atomic_store(&r->producer_waiting, 0);
-            fy_shm_ring_bell(src);
-        }
+        release(r, src, head);
     }
     return handled;
+}
+
+/* Consumed up to `head` on the ring from src: the shared head for the producer's flow control,
+ * and its bell if it waits for room. */
+static void release(fy_ring_t *r, int src, uint64_t head)
+{
+    cons[src].head = head;
+    atomic_store_explicit(&r->head, head, memory_order_release);
+    fy_shm_fence_fast();
+    if (atomic_load_explicit(&r->producer_waiting, memory_order_relaxed)) {
+        atomic_store(&r->producer_waiting, 0);
+        fy_shm_ring_bell(src);
+    }
+}
+
+static int shm_peek(int src, const fy_hdr_t **h, const void **payload)
+{
+    if (fy_shm.inbox)
+        return 0;
+    fy_ring_t *r = fy_shm_ring(fy_shm.rank, src);
+    const uint64_t size = fy_shm.ring_bytes, key = fy_shm.ring_key;
+    uint64_t head = cons[src].head;
+    for (;;) {
+        rec_t *rec = ring_rec(r, head);
+        if (atomic_load_explicit(&rec->stamp, memory_order_acquire) != (head ^ key)) {
+            for (unsigned k = 1; k <= cons[src].ahead; k++)
+                __builtin_prefetch((const char *)rec + k * FY_CACHELINE);
+            return 0;
+        }
+        if (rec->h.kind != FY_MSG_PAD) {
+            *h = &rec->h;
+            *payload = (const unsigned char *)rec + payload_at(rec->h.kind, payload_len(&rec->h));
+            return 1;
+        }
+        head += size - (head & (size - 1));
+        release(r, src, head);
+    }
+}
+
+static void shm_take(int src)
+{
+    fy_ring_t *r = fy_shm_ring(fy_shm.rank, src);
+    uint64_t head = cons[src].head;
+    const rec_t *rec = ring_rec(r, head);
+    uint64_t step = ring_rec_bytes(rec->h.kind, payload_len(&rec->h));
+    unsigned lines = (unsigned)(step / FY_CACHELINE) - 1;
+    cons[src].ahead = lines < AHEAD_MAX ? lines : AHEAD_MAX;
+    release(r, src, head + step);
 }
 
 const fy_xport_ops_t fy_xport_shm = {
@@ -407,4 +451,6 @@ const fy_xport_ops_t fy_xport_shm = {
     .send_fill = shm_send_fill,
     .get = fy_shm_get,
     .max_payload = shm_max_payload,
+    .peek = shm_peek,
+    .take = shm_take,
 };
