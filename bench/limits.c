@@ -57,7 +57,10 @@
  *                 line holds at least that round. No read-modify-write, but each
  *                 process reads P lines per barrier.
  *
- * Usage: limits [-m] [-x max_size] [-r rounds] [-P list]
+ * Usage: limits [-m] [-x max_size] [-r rounds] [-P list] [-B]
+ *   -B   only the cache-line bounce, quickly (2,000 round trips per batch): its median in ns
+ *        as a bare number, for run.sh to tag every run with the state of the host (on the
+ *        EPYC guest of Nov 2026 it flipped between about 30 and 160 ns from minute to minute)
  *   -m   machine-readable output (RESULT lines; see bench/README.md)
  *   -x   largest memcpy size, K/M suffixes (default 64M)
  *   -r   cache-line round trips per batch (default 20000)
@@ -249,7 +252,7 @@ static void bounce_a(bounce_arg_t *a)
     }
 }
 
-static int cacheline_bounce(int machine, long rounds)
+static int cacheline_bounce(int machine, long rounds, int bare)
 {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     bounce_arg_t a = {.cpu = 0, .rounds = rounds, .batches = BATCHES};
@@ -267,7 +270,9 @@ static int cacheline_bounce(int machine, long rounds)
     for (int i = 1; i < BATCHES; i++)
         best = a.ns[i] < best ? a.ns[i] : best;
     double med = median_sorted(a.ns, BATCHES);
-    if (machine)
+    if (bare)
+        printf("%.0f\n", med);
+    else if (machine)
         printf("RESULT bench=phys.cacheline ranks=2 size=64 value=%.2f unit=ns status=ok "
                "best=%.2f pinned=%d cpus=0,%d\n",
                med, best, pinned, b.cpu);
@@ -486,8 +491,9 @@ int main(int argc, char **argv)
     size_t max_size = (size_t)64 << 20;
     long rounds = 20000;
     int procs[16] = {2, 4, 8}, nprocs = 3;
-    while ((c = getopt(argc, argv, "mx:r:P:h")) != -1) {
+    while ((c = getopt(argc, argv, "mx:r:P:Bh")) != -1) {
         switch (c) {
+        case 'B': return cacheline_bounce(0, 2000, 1);
         case 'm': machine = 1; break;
         case 'x':
             if (parse_size(optarg, &max_size))
@@ -510,12 +516,12 @@ int main(int argc, char **argv)
            "barriers), no MPI\n");
     fflush(stdout);
     memcpy_sweep(machine, max_size);
-    int rc = cacheline_bounce(machine, rounds);
+    int rc = cacheline_bounce(machine, rounds, 0);
     for (int i = 0; i < nprocs; i++)
         for (int k = YB_COUNTER; k <= YB_FLAGS; k++)
             rc |= yield_barrier(machine, (enum yb_kind)k, procs[i]);
     return rc;
 usage:
-    fprintf(stderr, "usage: limits [-m] [-x max_size] [-r rounds] [-P procs,...]\n");
+    fprintf(stderr, "usage: limits [-m] [-x max_size] [-r rounds] [-P procs,...] [-B]\n");
     return 1;
 }

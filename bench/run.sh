@@ -243,11 +243,12 @@ EOF
 # CSV: seq,impl,program,np,bench,ranks,size,rep,value,unit,status,extra,wall_s
 # Accepts the RESULT contract and the older "size value ..." lines of latency,
 # bandwidth and ring. Fields other than the contract's go to `extra` as k=v;k=v.
-parse_log() { # seq impl program np rep runstatus wall [load] <log
+parse_log() { # seq impl program np rep runstatus wall [load [bounce_ns]] <log
     awk -v seq="$1" -v impl="$2" -v prog="$3" -v np="$4" -v rep="$5" -v runstatus="$6" \
-        -v wall="$7" -v load="${8:-quiet}" '
+        -v wall="$7" -v load="${8:-quiet}" -v bounce="${9:-}" '
     function row(bench, ranks, size, value, unit, status, extra) {
         if (load != "quiet") extra = extra (extra == "" ? "" : ";") "load=" load
+        if (bounce != "") extra = extra (extra == "" ? "" : ";") "bounce_ns=" bounce
         gsub(/,/, ";", extra)
         printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", seq, impl, prog, np, bench, ranks, size, rep,
                value, unit, status, extra, wall
@@ -339,6 +340,10 @@ run_one() { # impl program np rep cond args...
         exec 9>>"$MEASURE_LOCK"
         flock 9
     fi
+    # The state of the host this minute: the cache-line bounce between CPUs 0 and 1, measured
+    # before the load starts (compare.py sorts runs by it; see bench/README.md).
+    local bounce=""
+    [ ! -x "$OUT/limits" ] || bounce=$("$OUT/limits" -B 2>/dev/null)
     load_start "$cond"
     t0=$(date +%s.%N)
     timeout -k 5 "$tmo" "${LAUNCH[@]}" -n "$np" "$OUT/bin-$impl/$prog" -m "$@" \
@@ -353,7 +358,7 @@ run_one() { # impl program np rep cond args...
     *) status=fail ;;
     esac
     wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
-    parse_log "$SEQ" "$impl" "$prog" "$np" "$rep" "$status" "$wall" "$cond" <"$log" >>"$CSV"
+    parse_log "$SEQ" "$impl" "$prog" "$np" "$rep" "$status" "$wall" "$cond" "$bounce" <"$log" >>"$CSV"
     local parsed=$?
     local nfail
     nfail=$(grep -c '^RESULT .*status=FAILED' "$log")
@@ -460,12 +465,17 @@ if awk -v l="$load1" 'BEGIN { exit !(l > 0.5) }'; then
 fi
 meta load_start "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 
-# Physical limits first (no MPI): the report expresses MPI numbers against them.
+# Physical limits first (no MPI): the report expresses MPI numbers against them. The program is
+# built in any case: every run is tagged with the cache-line bounce of its minute (run_one).
+limits_built=0
+if [ -f "$BENCH_DIR/limits.c" ] && cc -O2 -std=c11 -Wall -Wextra -pthread -o "$OUT/limits" \
+    "$BENCH_DIR/limits.c" >"$OUT/logs/build-limits.log" 2>&1; then
+    limits_built=1
+fi
 if [ -f "$BENCH_DIR/limits.c" ] && selected limits; then
     say "run.sh: measuring physical limits (bench/limits.c)"
     [ -z "${MEASURE_LOCK:-}" ] || { exec 9>>"$MEASURE_LOCK"; flock 9; }
-    if cc -O2 -std=c11 -Wall -Wextra -pthread -o "$OUT/limits" "$BENCH_DIR/limits.c" \
-        >"$OUT/logs/build-limits.log" 2>&1; then
+    if [ "$limits_built" = 1 ]; then
         # shellcheck disable=SC2086
         timeout -k 5 "$TIMEOUT" "$OUT/limits" -m $LIMITS_ARGS >"$OUT/logs/limits.log" 2>&1 9>&-
         rc=$?
