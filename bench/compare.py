@@ -1085,16 +1085,21 @@ class Report:
         return rows
 
     def by_host_state(self):
-        """The rows of this run split by the cache-line bounce measured before each (run.sh
-        tags them): within twice the fastest minute's, and slower. Empty without tags."""
+        """The rows of this run split by the cache-line bounce measured before and after each
+        (run.sh tags them): both within twice the fastest measured, both slower; a run whose
+        two disagree (the host changed state during it) is in neither. Empty without tags."""
         rows = self.data.get("rows") or []
-        tagged = [(num(parse_extra(r.get("extra")).get("bounce_ns")), r) for r in rows]
-        bs = [b for b, _ in tagged if b]
+        tagged = []
+        for r in rows:
+            x = parse_extra(r.get("extra"))
+            b0, b1 = num(x.get("bounce_ns")), num(x.get("bounce_after_ns", x.get("bounce_ns")))
+            tagged.append((b0, b1, r))
+        bs = [b for b0, b1, _ in tagged for b in (b0, b1) if b]
         if not bs:
             return []
         cut = 2 * min(bs)
-        fast = [r for b, r in tagged if b and b <= cut]
-        slow = [r for b, r in tagged if b and b > cut]
+        fast = [r for b0, b1, r in tagged if b0 and b1 and b0 <= cut and b1 <= cut]
+        slow = [r for b0, b1, r in tagged if b0 and b1 and b0 > cut and b1 > cut]
         return [(f"cache line ≤ {cut:.0f} ns", fast), (f"cache line > {cut:.0f} ns", slow)]
 
     def targets(self):
@@ -1121,9 +1126,10 @@ class Report:
             return
         o.append("### The same targets, by the host's state during each run\n")
         o.append("run.sh measures the cache-line bounce between CPUs 0 and 1 (`limits -B`) before "
-                 "every run; below, each table uses only the runs of one kind of minute (medians "
-                 "over those runs). A target a table cannot check (no runs of one implementation "
-                 "in that state) is left out.\n")
+                 "and after every run; below, each table uses only the runs that found the host in "
+                 "one state at both ends (medians over those runs; a run during which the state "
+                 "changed is in neither). A target a table cannot check (no runs of one "
+                 "implementation in that state) is left out.\n")
         for label, part in parts:
             sub = Report(build_json(part, self.meta))
             sub_rows = sub.target_rows()

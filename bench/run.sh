@@ -341,7 +341,7 @@ run_one() { # impl program np rep cond args...
         flock 9
     fi
     # The state of the host this minute: the cache-line bounce between CPUs 0 and 1, measured
-    # before the load starts (compare.py sorts runs by it; see bench/README.md).
+    # before the load starts and after it stops (compare.py sorts runs by it; bench/README.md).
     local bounce=""
     [ ! -x "$OUT/limits" ] || bounce=$("$OUT/limits" -B 2>/dev/null)
     load_start "$cond"
@@ -351,6 +351,8 @@ run_one() { # impl program np rep cond args...
     rc=$?
     t1=$(date +%s.%N)
     load_stop
+    # And after: a run during which the host changed state is neither fast nor slow.
+    [ -z "$bounce" ] || bounce="$bounce;bounce_after_ns=$("$OUT/limits" -B 2>/dev/null)"
     [ -z "${MEASURE_LOCK:-}" ] || exec 9>&-
     case $rc in
     0) status=ok ;;
