@@ -9,6 +9,13 @@ int fy_api_send_start(const char *fn, const void *buf, MPI_Aint count, MPI_Datat
     int rc = fy_api_p2p_args(fn, buf, count, dt, dest, tag, comm, 0, &c, &d);
     if (rc != MPI_SUCCESS)
         return rc;
+    return fy_api_send_begin(fn, buf, count, d, dest, tag, c, mode, start, r_p);
+}
+
+int fy_api_send_begin(const char *fn, const void *buf, MPI_Aint count, const fy_dtype_t *d,
+                      int dest, int tag, fy_comm_t *c, fy_mode_t mode, int start, fy_req_t **r_p)
+{
+    int rc;
     fy_req_t *r = fy_req_new_p2p(FY_REQ_SEND, buf, count, d, dest, tag, c, FY_CTX_P2P(c), mode);
     if (!r)
         return fy_err_set(MPI_ERR_NO_MEM, "%s: out of memory for a request", fn);
@@ -28,6 +35,13 @@ int fy_api_recv_start(const char *fn, void *buf, MPI_Aint count, MPI_Datatype dt
     int rc = fy_api_p2p_args(fn, buf, count, dt, source, tag, comm, 1, &c, &d);
     if (rc != MPI_SUCCESS)
         return rc;
+    return fy_api_recv_begin(fn, buf, count, d, source, tag, c, start, r_p);
+}
+
+int fy_api_recv_begin(const char *fn, void *buf, MPI_Aint count, const fy_dtype_t *d, int source,
+                      int tag, fy_comm_t *c, int start, fy_req_t **r_p)
+{
+    int rc;
     fy_req_t *r =
         fy_req_new_p2p(FY_REQ_RECV, buf, count, d, source, tag, c, FY_CTX_P2P(c), FY_MODE_STANDARD);
     if (!r)

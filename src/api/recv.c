@@ -10,17 +10,18 @@ static int recv_blocking(const char *fn, void *buf, MPI_Count count, MPI_Datatyp
 {
     fy_req_t *r;
     fy_lock();
-    /* A small message from one source into a contiguous buffer may be taken at once. */
     fy_comm_t *c;
     const fy_dtype_t *d;
-    if (fy_api_p2p_args(fn, buf, count, datatype, source, tag, comm, 1, &c, &d) == MPI_SUCCESS &&
-        d->contig && source >= 0 &&
+    int rc = fy_api_p2p_args(fn, buf, count, datatype, source, tag, comm, 1, &c, &d);
+    /* A small message from one source into a contiguous buffer may be taken at once. */
+    if (rc == MPI_SUCCESS && d->contig && source >= 0 &&
         fy_p2p_recv_now(c, (char *)buf + d->lb, fy_dtype_bytes(d, count), source, tag, status) ==
             0) {
         fy_unlock();
         return MPI_SUCCESS;
     }
-    int rc = fy_api_recv_start(fn, buf, count, datatype, source, tag, comm, 1, &r);
+    if (rc == MPI_SUCCESS)
+        rc = fy_api_recv_begin(fn, buf, count, d, source, tag, c, 1, &r);
     if (rc == MPI_SUCCESS)
         rc = fy_api_finish_blocking(r, status);
     fy_unlock();

@@ -8,17 +8,18 @@ static int send_blocking(const char *fn, const void *buf, MPI_Count count, MPI_D
 {
     fy_req_t *r;
     fy_lock();
-    /* A small contiguous standard send that can go at once needs no request. */
     fy_comm_t *c;
     const fy_dtype_t *d;
-    if ((mode == FY_MODE_STANDARD || mode == FY_MODE_READY) &&
-        fy_api_p2p_args(fn, buf, count, dt, dest, tag, comm, 0, &c, &d) == MPI_SUCCESS &&
-        d->contig && dest >= 0 &&
+    int rc = fy_api_p2p_args(fn, buf, count, dt, dest, tag, comm, 0, &c, &d);
+    /* A small contiguous standard send that can go at once needs no request. */
+    if (rc == MPI_SUCCESS && (mode == FY_MODE_STANDARD || mode == FY_MODE_READY) && d->contig &&
+        dest >= 0 &&
         fy_p2p_send_now(c, (const char *)buf + d->lb, fy_dtype_bytes(d, count), dest, tag) == 0) {
         fy_unlock();
         return MPI_SUCCESS;
     }
-    int rc = fy_api_send_start(fn, buf, count, dt, dest, tag, comm, mode, 1, &r);
+    if (rc == MPI_SUCCESS)
+        rc = fy_api_send_begin(fn, buf, count, d, dest, tag, c, mode, 1, &r);
     if (rc == MPI_SUCCESS)
         rc = fy_api_finish_blocking(r, MPI_STATUS_IGNORE);
     fy_unlock();

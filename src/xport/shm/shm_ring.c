@@ -207,17 +207,23 @@ static void inbox_publish(int dst, const fy_hdr_t *h, unsigned char *payload)
  * and a header written first was taken back by its polls while the payload was copied, so the
  * stamp cost the producer a second transfer of the line (4-16 KiB windows with 160 ns lines:
  * 0.55-0.78x of the tail ring until this order). */
-static void publish(int dst, const fy_hdr_t *h, size_t len)
+static inline void publish_at(int dst, prod_t *p, rec_t *rec, const fy_hdr_t *h, size_t at,
+                              uint64_t need)
 {
-    prod_t *p = &prod[dst];
-    rec_t *rec = ring_rec(fy_shm_ring(dst, fy_shm.rank), p->tail);
-    if (payload_at(h->kind, len) < sizeof *rec) /* two constant sizes: both copies inline */
+    if (at < sizeof *rec) /* two constant sizes: both copies inline */
         memcpy(&rec->h, h, FY_HDR_EAGER_BYTES);
     else
         memcpy(&rec->h, h, sizeof *h);
     atomic_store_explicit(&rec->stamp, p->tail ^ fy_shm.ring_key, memory_order_release);
-    p->tail += ring_rec_bytes(h->kind, len);
+    p->tail += need;
     fy_shm_ring_bell(dst);
+}
+
+static void publish(int dst, const fy_hdr_t *h, size_t len)
+{
+    prod_t *p = &prod[dst];
+    publish_at(dst, p, ring_rec(fy_shm_ring(dst, fy_shm.rank), p->tail), h,
+               payload_at(h->kind, len), ring_rec_bytes(h->kind, len));
 }
 
 /* The common case of shm_send in one piece: a small record inside the hot part of a ring with
@@ -227,20 +233,14 @@ static inline bool send_hot(int dst, const fy_hdr_t *h, const void *payload, siz
 {
     prod_t *p = &prod[dst];
     const size_t at = payload_at(h->kind, len);
-    const uint64_t need = (at + len + FY_CACHELINE - 1) & ~(uint64_t)(FY_CACHELINE - 1);
+    const uint64_t need = ring_rec_bytes(h->kind, len);
     const uint64_t off = p->tail & (fy_shm.ring_bytes - 1);
     if (off >= hot_bytes || p->tail + need - p->head_cache > fy_shm.ring_bytes)
         return false;
     rec_t *rec = (rec_t *)(fy_shm_ring(dst, fy_shm.rank)->data + off);
     if (len)
         memcpy((unsigned char *)rec + at, payload, len);
-    if (at < sizeof *rec)
-        memcpy(&rec->h, h, FY_HDR_EAGER_BYTES);
-    else
-        memcpy(&rec->h, h, sizeof *h);
-    atomic_store_explicit(&rec->stamp, p->tail ^ fy_shm.ring_key, memory_order_release);
-    p->tail += need;
-    fy_shm_ring_bell(dst);
+    publish_at(dst, p, rec, h, at, need);
     return true;
 }
 
