@@ -20,6 +20,28 @@
  * this many local ranks (src/xport/shm), and every rank here is local. */
 #define FY_MPX_MAX_RANKS 4096
 
+/* The hosts of a job (hosts.c): in the order named, with their slots. */
+typedef struct fy_mpx_host {
+    char *name;
+    int slots;
+    int counted; /* the slots were given (name:N, slots=N): a limit, not just an order */
+} fy_mpx_host_t;
+typedef struct fy_mpx_hosts {
+    fy_mpx_host_t *h;
+    int n;
+} fy_mpx_hosts_t;
+/* Each returns 0, or -1 with a message in err. */
+int fy_mpx_hosts_add_list(fy_mpx_hosts_t *hs, const char *list, char *err, size_t len);
+int fy_mpx_hosts_add_file(fy_mpx_hosts_t *hs, const char *path, char *err, size_t len);
+/* Slots of all hosts (each ppn when ppn > 0), capped just above FY_MPX_MAX_RANKS. */
+int fy_mpx_hosts_slots(const fy_mpx_hosts_t *hs, int ppn);
+/* host_of[r] for r < np: by blocks of each host's slots (rr: one per host in turn), then further
+ * passes while ranks remain; more ranks than counted slots needs oversubscribe. */
+int fy_mpx_place(const fy_mpx_hosts_t *hs, int np, int ppn, int rr, int oversubscribe,
+                 int *host_of, char *err, size_t len);
+int fy_mpx_host_is_local(const char *name);
+void fy_mpx_hosts_free(fy_mpx_hosts_t *hs);
+
 /* NAME=VALUE strings to set in ranks, in order. */
 typedef struct fy_mpx_env {
     char **var;

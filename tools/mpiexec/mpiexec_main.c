@@ -28,6 +28,11 @@ enum opt_id {
     OPT_LABEL,
     OPT_WDIR,
     OPT_TIMEOUT,
+    OPT_PPN,
+    OPT_RR,
+    OPT_MAP_BY,
+    OPT_OVERSUBSCRIBE,
+    OPT_DISPLAY_MAP,
     OPT_HELP,
     OPT_VERSION,
     OPT_IGNORE,
@@ -67,15 +72,18 @@ static const opt_t options[] = {
     {"h", 0, OPT_HELP},
     {"version", 0, OPT_VERSION},
     {"V", 0, OPT_VERSION},
-    /* Placement and binding: one host, nothing to place. */
-    {"oversubscribe", 0, OPT_IGNORE},
+    /* Placement (hosts.c). */
+    {"ppn", 1, OPT_PPN},
+    {"perhost", 1, OPT_PPN},
+    {"npernode", 1, OPT_PPN},
+    {"rr", 0, OPT_RR},
+    {"map-by", 1, OPT_MAP_BY},
+    {"oversubscribe", 0, OPT_OVERSUBSCRIBE},
+    {"display-map", 0, OPT_DISPLAY_MAP},
+    /* Binding and the rest: nothing to do. */
     {"allow-run-as-root", 0, OPT_IGNORE},
     {"bind-to", 1, OPT_IGNORE},
-    {"map-by", 1, OPT_IGNORE},
     {"rank-by", 1, OPT_IGNORE},
-    {"ppn", 1, OPT_IGNORE},
-    {"perhost", 1, OPT_IGNORE},
-    {"npernode", 1, OPT_IGNORE},
     {"report-bindings", 0, OPT_IGNORE},
     {"use-hwthread-cpus", 0, OPT_IGNORE},
     {"mca", 2, OPT_IGNORE},
@@ -90,10 +98,14 @@ static void usage(FILE *f)
                "Runs N copies of program on this host as one MPI job; programs separated by\n"
                "':' run side by side (MPMD), each with its own -n, -env and -wdir.\n\n"
                "  -n, -np N               number of ranks (default: host slots, else 1)\n"
-               "  -host, -hosts LIST      hosts, comma-separated (this host only: localhost,\n"
-               "                          127.0.0.1 or its name; 'name:N' gives N slots)\n"
+               "  -host, -hosts LIST      hosts, comma-separated; 'name:N' gives N slots (this\n"
+               "                          release runs ranks on this machine only)\n"
                "  -f, -hostfile, -machinefile FILE\n"
                "                          hosts, one per line ('name', 'name:N', 'name slots=N')\n"
+               "  -ppn N                  N ranks per host (also -perhost, -npernode)\n"
+               "  -rr, --map-by node      one rank per host in turn (default: fill each host)\n"
+               "  --oversubscribe         allow more ranks than the slots given\n"
+               "  --display-map           print each rank's host before starting\n"
                "  -genv NAME VALUE        set NAME in every rank\n"
                "  -env NAME VALUE         set NAME in the ranks of this program\n"
                "  -x NAME[=VALUE]         export NAME (our value, or VALUE) to every rank\n"
@@ -105,8 +117,7 @@ static void usage(FILE *f)
                "  --timeout SEC           kill the job after SEC seconds (also MPIEXEC_TIMEOUT)\n"
                "  --                      ends the options: the program follows\n"
                "  -h, --help, --version\n"
-               "Ignored on one host: --oversubscribe --allow-run-as-root -bind-to X -map-by X\n"
-               "  -ppn N --mca K V -bootstrap X\n\n"
+               "Ignored: --allow-run-as-root -bind-to X -rank-by X --mca K V -bootstrap X\n\n"
                "Exit status: 0 if every rank exits 0, else that of the first rank to fail\n"
                "(128+N for signal N), the code given to MPI_Abort (modulo 256, as exit() does),\n"
                "124 on timeout, 1 on usage errors, 127 if the program is not found, 126 if it\n"
@@ -161,80 +172,6 @@ static void export_var(fy_mpx_env_t *e, const char *spec)
     } else if (getenv(spec) != NULL) {
         add_env(e, spec, getenv(spec));
     }
-}
-
-static int host_is_local(const char *h)
-{
-    static const char *const local[] = {"localhost", "localhost.localdomain", "127.0.0.1", "::1"};
-    for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++) {
-        if (strcmp(h, local[i]) == 0)
-            return 1;
-    }
-    char me[HOST_NAME_MAX + 1] = "";
-    gethostname(me, sizeof(me) - 1);
-    if (strcmp(h, me) == 0)
-        return 1;
-    /* "node1" names us when we are "node1.example.org", and the other way round. */
-    size_t hl = strcspn(h, "."), ml = strcspn(me, ".");
-    return hl == ml && hl > 0 && strncmp(h, me, hl) == 0 && (h[hl] == '\0' || me[ml] == '\0');
-}
-
-/* Slot counts only decide the default -n, which must stay within FY_MPX_MAX_RANKS: the sum
- * stops just above it, so that no host file can overflow it. */
-static int add_slots(int a, int b)
-{
-    return a + b > FY_MPX_MAX_RANKS ? FY_MPX_MAX_RANKS + 1 : a + b;
-}
-
-/* One host entry, "name" or "name:N"; returns its slots (1 when not given). */
-static int add_host(const char *spec)
-{
-    char name[256];
-    int slots = 1;
-    size_t len = strcspn(spec, ":");
-    if (len == 0 || len >= sizeof(name))
-        die("invalid host '%s'", spec);
-    memcpy(name, spec, len);
-    name[len] = '\0';
-    if (spec[len] == ':')
-        slots = parse_count("host slots", spec + len + 1, 1, FY_MPX_MAX_RANKS);
-    if (!host_is_local(name))
-        die("host '%s' is not this machine; this release of Ferry runs on the local host only",
-            name);
-    return slots;
-}
-
-static int add_host_list(const char *list)
-{
-    char *copy = strdup(list), *save = NULL;
-    int slots = 0;
-    for (char *h = strtok_r(copy, ",", &save); h != NULL; h = strtok_r(NULL, ",", &save))
-        slots = add_slots(slots, add_host(h));
-    free(copy);
-    return slots;
-}
-
-static int add_host_file(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        die("cannot open host file '%s': %s", path, strerror(errno));
-    char line[1024];
-    int slots = 0;
-    while (fgets(line, sizeof(line), f) != NULL) {
-        line[strcspn(line, "#\r\n")] = '\0';
-        char *save = NULL, *host = strtok_r(line, " \t", &save);
-        if (host == NULL)
-            continue;
-        int n = add_host(host);
-        for (char *tok = strtok_r(NULL, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-            if (strncmp(tok, "slots=", 6) == 0)
-                n = parse_count("slots", tok + 6, 1, FY_MPX_MAX_RANKS);
-        }
-        slots = add_slots(slots, n);
-    }
-    fclose(f);
-    return slots;
 }
 
 /* Why execv could not run path: 0 if it looks runnable, else an errno value. What execv itself
@@ -385,7 +322,9 @@ int main(int argc, char **argv)
 {
     fy_mpx_opts_t o = {0};
     fy_mpx_app_t cur = {0};
-    int slots = 0;
+    fy_mpx_hosts_t hosts = {0};
+    int ppn = 0, rr = 0, oversubscribe = 0, display_map = 0;
+    char err[512];
 
     const char *dbg = getenv("FY_MPIEXEC_DEBUG");
     fy_mpx_pmi_debug = dbg != NULL && *dbg != '\0' && strcmp(dbg, "0") != 0;
@@ -421,8 +360,31 @@ int main(int argc, char **argv)
             }
             switch (op->id) {
             case OPT_NP: cur.np = parse_count(arg, a[0], 1, FY_MPX_MAX_RANKS); break;
-            case OPT_HOSTS: slots = add_slots(slots, add_host_list(a[0])); break;
-            case OPT_HOSTFILE: slots = add_slots(slots, add_host_file(a[0])); break;
+            case OPT_HOSTS:
+                if (fy_mpx_hosts_add_list(&hosts, a[0], err, sizeof err) != 0)
+                    die("%s", err);
+                break;
+            case OPT_HOSTFILE:
+                if (fy_mpx_hosts_add_file(&hosts, a[0], err, sizeof err) != 0)
+                    die("%s", err);
+                break;
+            case OPT_PPN: ppn = parse_count(arg, a[0], 1, FY_MPX_MAX_RANKS); break;
+            case OPT_RR: rr = 1; break;
+            case OPT_MAP_BY:
+                /* Open MPI's words: by node is round-robin; by slot, core or hardware thread
+                 * fills each host first, which is what this host-level placement can do. */
+                if (strncmp(a[0], "node", 4) == 0)
+                    rr = 1;
+                else if (strncmp(a[0], "slot", 4) == 0 || strncmp(a[0], "core", 4) == 0 ||
+                         strncmp(a[0], "hwthread", 8) == 0 || strncmp(a[0], "socket", 6) == 0 ||
+                         strncmp(a[0], "numa", 4) == 0 || strncmp(a[0], "package", 7) == 0)
+                    rr = 0;
+                else
+                    die("--map-by '%s': only node (round-robin over hosts) and slot/core "
+                        "(fill each host) are understood", a[0]);
+                break;
+            case OPT_OVERSUBSCRIBE: oversubscribe = 1; break;
+            case OPT_DISPLAY_MAP: display_map = 1; break;
             case OPT_ENV: add_env(&o.env, a[0], a[1]); break;
             case OPT_ENV_LOCAL: add_env(&cur.env, a[0], a[1]); break;
             case OPT_ENVALL: o.env_none = 0; break;
@@ -466,15 +428,34 @@ int main(int argc, char **argv)
         o.app[o.napps++] = cur;
         memset(&cur, 0, sizeof(cur));
     }
+    int slots = hosts.n ? fy_mpx_hosts_slots(&hosts, ppn) : 0;
     if (o.napps == 1 && o.app[0].np == 0 && slots > FY_MPX_MAX_RANKS)
-        die("the hosts give more than %d slots, the most one host runs; give -n",
+        die("the hosts give more than %d slots, the most one job runs; give -n",
             FY_MPX_MAX_RANKS);
     for (int k = 0; k < o.napps; k++) {
         finish_app(&o.app[k], o.napps == 1 && slots > 0 ? slots : 1);
         o.np += o.app[k].np;
     }
     if (o.np > FY_MPX_MAX_RANKS)
-        die("%d ranks in all; at most %d run on one host", o.np, FY_MPX_MAX_RANKS);
+        die("%d ranks in all; at most %d run in one job", o.np, FY_MPX_MAX_RANKS);
+    if (hosts.n == 0 && fy_mpx_hosts_add_list(&hosts, "localhost", err, sizeof err) != 0)
+        die("%s", err);
+    int *host_of = malloc(sizeof(*host_of) * (size_t)o.np);
+    if (host_of == NULL)
+        die("out of memory");
+    /* No host named: this machine, as many ranks as asked (today's single-host behaviour). */
+    if (fy_mpx_place(&hosts, o.np, ppn, rr, oversubscribe || slots == 0, host_of, err,
+                     sizeof err) != 0)
+        die("%s", err);
+    if (display_map)
+        for (int r = 0; r < o.np; r++)
+            fprintf(stderr, FY_MPX_PROG ": rank %d on %s\n", r, hosts.h[host_of[r]].name);
+    for (int r = 0; r < o.np; r++)
+        if (!fy_mpx_host_is_local(hosts.h[host_of[r]].name))
+            die("host '%s' (rank %d) is not this machine; this release of Ferry runs on the "
+                "local host only", hosts.h[host_of[r]].name, r);
+    free(host_of);
+    fy_mpx_hosts_free(&hosts);
     int status = fy_mpx_job_run(&o);
     free_opts(&o);
     return status;
