@@ -189,15 +189,15 @@ int fy_mpx_place(const fy_mpx_hosts_t *hs, int np, int ppn, int rr, int oversubs
                     "%d ranks, but the hosts have %d slots: give fewer ranks (-n), more slots "
                     "(host:N, 'slots=N' in a host file, -ppn N), or add --oversubscribe",
                     np, total);
-    int *used = calloc((size_t)hs->n, sizeof(*used));
-    if (used == NULL)
+    int *used = rr ? calloc((size_t)hs->n, sizeof(*used)) : NULL; /* this pass, per host */
+    if (rr && used == NULL)
         return fail(err, len, "out of memory");
     int r = 0;
     while (r < np) {
         /* One pass over the hosts' slots; a further pass when ranks remain (oversubscribed). */
-        memset(used, 0, sizeof(*used) * (size_t)hs->n);
         int placed = 0;
         if (rr) {
+            memset(used, 0, sizeof(*used) * (size_t)hs->n);
             for (int progress = 1; progress && r < np;) {
                 progress = 0;
                 for (int i = 0; i < hs->n && r < np; i++) {

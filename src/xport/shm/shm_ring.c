@@ -95,6 +95,21 @@ static inline rec_t *ring_rec(fy_ring_t *r, uint64_t pos)
     return (rec_t *)(r->data + (pos & (fy_shm.ring_bytes - 1)));
 }
 
+/* Waiting for the record at rec: asks for its payload lines too, when the last record from
+ * this peer was small, so that they travel with the stamp's line instead of after it. */
+static inline void await_lines(const rec_t *rec, unsigned ahead)
+{
+    for (unsigned k = 1; k <= ahead; k++)
+        __builtin_prefetch((const char *)rec + k * FY_CACHELINE);
+}
+
+/* What a consumer prefetches after a record of `step` bytes (AHEAD_MAX). */
+static inline unsigned ahead_after(uint64_t step)
+{
+    unsigned lines = (unsigned)(step / FY_CACHELINE) - 1;
+    return lines <= AHEAD_MAX ? lines : 0;
+}
+
 static inline size_t payload_len(const fy_hdr_t *h)
 {
     if (h->kind == FY_MSG_EAGER)
@@ -365,12 +380,9 @@ int fy_shm_progress(void)
         fy_ring_t *r = fy_shm_ring(me, src);
         uint64_t head = cons[src].head;
         rec_t *rec = ring_rec(r, head);
-        unsigned last_lines = cons[src].ahead;
+        uint64_t step = 0;
         if (atomic_load_explicit(&rec->stamp, memory_order_acquire) != (head ^ key)) {
-            /* Waiting for a record like the last one: ask for its payload lines too, so that
-             * they travel with the stamp's line instead of after it. */
-            for (unsigned k = 1; k <= last_lines; k++)
-                __builtin_prefetch((const char *)rec + k * FY_CACHELINE);
+            await_lines(rec, cons[src].ahead);
             continue;
         }
         do {
@@ -382,8 +394,7 @@ int fy_shm_progress(void)
                 /* A rendezvous offer may mean a single copy of the whole message here. */
                 drained += kind == FY_MSG_RTS ? rec->h.len : 0;
                 fy_xport_deliver(&rec->h, (const unsigned char *)rec + payload_at(kind, len));
-                uint64_t step = ring_rec_bytes(kind, len);
-                last_lines = (unsigned)(step / FY_CACHELINE) - 1;
+                step = ring_rec_bytes(kind, len);
                 head += step;
                 handled++;
                 if ((drained += step) >= BEAT_EVERY) {
@@ -393,7 +404,8 @@ int fy_shm_progress(void)
             }
             rec = ring_rec(r, head);
         } while (atomic_load_explicit(&rec->stamp, memory_order_acquire) == (head ^ key));
-        cons[src].ahead = last_lines <= AHEAD_MAX ? last_lines : 0;
+        if (step)
+            cons[src].ahead = ahead_after(step);
         release(r, src, head);
     }
     return handled;
@@ -422,8 +434,7 @@ static int shm_peek(int src, const fy_hdr_t **h, const void **payload)
     for (;;) {
         rec_t *rec = ring_rec(r, head);
         if (atomic_load_explicit(&rec->stamp, memory_order_acquire) != (head ^ key)) {
-            for (unsigned k = 1; k <= cons[src].ahead; k++)
-                __builtin_prefetch((const char *)rec + k * FY_CACHELINE);
+            await_lines(rec, cons[src].ahead);
             return 0;
         }
         if (rec->h.kind != FY_MSG_PAD) {
@@ -442,8 +453,7 @@ static void shm_take(int src)
     uint64_t head = cons[src].head;
     const rec_t *rec = ring_rec(r, head);
     uint64_t step = ring_rec_bytes(rec->h.kind, payload_len(&rec->h));
-    unsigned lines = (unsigned)(step / FY_CACHELINE) - 1;
-    cons[src].ahead = lines <= AHEAD_MAX ? lines : 0;
+    cons[src].ahead = ahead_after(step);
     release(r, src, head + step);
 }
 
