@@ -2,7 +2,7 @@
 # timeout: 120
 # The test hosts themselves (tests/hosts/fy_hosts, issue 12): two hosts of one cluster have
 # their own names, addresses, /dev/shm, IPC and PID spaces; each reaches the other by name over
-# IPv4 and IPv6; the agent behaves as ssh does (options before the host skipped, the command's
+# IPv4 and IPv6, and the machine reaches them through its bridge; the agent behaves as ssh does (options before the host skipped, the command's
 # words run by a shell in the caller's directory, its exit status passed on, 255 for an unknown
 # host); a process started on a host dies with the cluster; `down` leaves no namespace, bridge,
 # /etc/netns entry or process. Needs root: skips (saying so) without.
@@ -25,12 +25,13 @@ cleanup() { [ -d "$FY_HOSTS_DIR" ] && "$H/fy_hosts" down "$FY_HOSTS_DIR"; }
 trap cleanup EXIT
 trap 'exit 1' INT TERM # the runner's hang guard: take the cluster down on the way out
 A=$H/fy_hosts_agent
+x=$(cat "$FY_HOSTS_DIR/net")
 
 [ "$("$A" fyh1 hostname)" = fyh1 ] || bad "fyh1 is not named fyh1"
 [ "$("$A" -x fyh2 hostname)" = fyh2 ] || bad "the agent did not skip an ssh option before the host"
-[ "$("$A" 10.77.0.2 hostname)" = fyh2 ] || bad "the agent does not take a host by its address"
-"$A" fyh1 ip -4 -o addr show dev eth0 | grep -q "10.77.0.1/24" || bad "fyh1 has no 10.77.0.1"
-"$A" fyh1 getent ahostsv4 fyh2 | grep -q "10.77.0.2" || bad "fyh1's /etc/hosts does not name fyh2"
+[ "$("$A" 10.77.$x.2 hostname)" = fyh2 ] || bad "the agent does not take a host by its address"
+"$A" fyh1 ip -4 -o addr show dev eth0 | grep -q "10.77.$x.1/24" || bad "fyh1 has no 10.77.$x.1"
+"$A" fyh1 getent ahostsv4 fyh2 | grep -q "10.77.$x.2" || bad "fyh1's /etc/hosts does not name fyh2"
 # TCP between hosts, by name over IPv4 and by address over IPv6: fyh2 answers with its name.
 cat >probe.py <<'PY'
 import socket, sys
@@ -42,7 +43,7 @@ if sys.argv[1] == "serve":
     s.listen(2)
     open("ready", "w").close()
     s.settimeout(20)
-    for _ in range(2):
+    for _ in range(3):
         c, _ = s.accept()
         c.sendall(socket.gethostname().encode())
         c.close()
@@ -56,7 +57,10 @@ rm -f ready
 "$A" fyh2 "python3 probe.py serve </dev/null >/dev/null 2>&1 &"
 for _ in $(seq 500); do [ -e ready ] && break; sleep 0.01; done
 [ "$("$A" fyh1 python3 probe.py connect fyh2 2>&1)" = fyh2 ] || bad "fyh1 cannot reach fyh2 by name (TCP, IPv4)"
-[ "$("$A" fyh1 python3 probe.py connect fd77::2 2>&1)" = fyh2 ] || bad "fyh1 cannot reach fyh2 over IPv6"
+[ "$("$A" fyh1 python3 probe.py connect fd77:$x::2 2>&1)" = fyh2 ] || bad "fyh1 cannot reach fyh2 over IPv6"
+# The machine itself (where a launcher runs) reaches the hosts through the bridge's address.
+[ "$(python3 probe.py connect 10.77.$x.2 2>&1)" = fyh2 ] || bad "the machine cannot reach fyh2"
+"$A" fyh1 ip -4 route get 10.77.$x.254 | grep -q eth0 || bad "fyh1 has no route to the bridge"
 
 # Private /dev/shm: a file made on one host is not on the other, nor on the machine.
 "$A" fyh1 "echo one > /dev/shm/fy-hosts-test" || bad "cannot write /dev/shm on fyh1"
