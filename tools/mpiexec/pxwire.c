@@ -24,11 +24,8 @@ int fy_px_put(fy_px_buf_t *b, const void *p, size_t n)
     if (b->off > 0 && b->off == b->len)
         b->off = b->len = 0;
     if (b->len + n > b->cap) {
-        if (b->off > 0) { /* move the pending bytes down first */
-            memmove(b->d, b->d + b->off, b->len - b->off);
-            b->len -= b->off;
-            b->off = 0;
-        }
+        /* Never moves bytes down: a frame being built keeps its start (fy_px_frame_begin);
+         * fy_px_conn_flush does that. */
         size_t cap = b->cap ? b->cap : 4096;
         while (cap < b->len + n)
             cap *= 2;
@@ -171,11 +168,19 @@ int fy_px_conn_flush(fy_px_conn_t *c)
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                return -1;
+            break;
         }
         b->off += (size_t)n;
     }
-    b->off = b->len = 0;
+    if (b->off == b->len) {
+        b->off = b->len = 0;
+    } else if (b->off > 0) { /* never inside a frame being built: only whole frames wait */
+        memmove(b->d, b->d + b->off, b->len - b->off);
+        b->len -= b->off;
+        b->off = 0;
+    }
     return 0;
 }
 

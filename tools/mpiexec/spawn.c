@@ -19,8 +19,12 @@
 /* The leader owns the group id. It is never reaped before the job ends, so the id cannot be
  * handed to an unrelated process while we may still signal the group; and if mpiexec itself is
  * killed, it cleans up for it: removes the job's shared memory and kills the group. */
-static void leader_main(pid_t parent, const char *kvsname)
+static void leader_main(pid_t parent, const char *kvsname, int named)
 {
+    /* In a proxy: a name of its own, so that whoever kills the proxy by name (pkill) leaves
+     * the leader to end the ranks. */
+    if (named)
+        prctl(PR_SET_NAME, "ferry-leader");
     int fd = open("/dev/null", O_RDWR);
     if (fd >= 0) {
         dup2(fd, 0);
@@ -54,7 +58,7 @@ int fy_mpx_spawn_leader(fy_mpx_job_t *job)
     }
     if (pid == 0) {
         setpgid(0, 0);
-        leader_main(parent, job->kvsname);
+        leader_main(parent, job->kvsname, job->link != NULL);
     }
     setpgid(pid, pid); /* also here: the ranks must not join a group that does not exist yet */
     job->leader = pid;
