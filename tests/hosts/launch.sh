@@ -5,7 +5,8 @@
 # PMI_RANK/PMI_SIZE, FY_HOST_ID, FY_TCP_ADDR (the host's address toward mpiexec) and
 # FY_SECRET_FD (the same 64 hex digits everywhere); PMI_process_mapping says where each rank is
 # (blocks, round-robin, one host); a PMI put/fence/get exchange spans the hosts; -l labels,
-# exit statuses and the messages naming rank and host, stdin to rank 0 on whatever host it is,
+# exit statuses and the messages naming rank and host, SIGPIPE when our stdout has no reader,
+# stdin to rank 0 on whatever host it is,
 # -genv/-env/-x/-genvnone, our environment and working directory, -wdir, MPMD, --timeout,
 # MPI_Abort (PMI abort), SIGTERM to mpiexec; nothing left on any host after each. MPI programs
 # (MPI_Init/Finalize; examples/cpi.c) run too once the library talks across hosts (steps 3-4 of
@@ -105,6 +106,12 @@ expect_eq "stdin to rank 0 on fyh2" "$(printf '0\n0\nfyh2\n%s\n' "$(cksum <"$T/d
 yes | timeout 60 "$MPIEXEC" -launcher-exec "$AGENT" -hosts fyh2,fyh1 -n 2 \
     sh -c '[ "$PMI_RANK" = 0 ] && head -n 3 >/dev/null; exit 0'
 expect_eq "status when rank 0 stops reading an endless stdin" 0 "$?"
+
+# Our output without a reader (`| head`): ranks on every host get SIGPIPE, quietly, as on one host.
+timeout 60 "$MPIEXEC" -launcher-exec "$AGENT" -hosts fyh1,fyh2,fyh3 -n 3 yes </dev/null 2>"$T/err" | head -n 2 >/dev/null
+expect_eq "status when our stdout is closed" 141 "${PIPESTATUS[0]}"
+expect_eq "stderr when our stdout is closed" "" "$(cat "$T/err")"
+expect_clean "after our stdout was closed"
 
 # Environment and directories.
 export FY_T_OURS=ours

@@ -146,6 +146,18 @@ static void send_signal(fy_mpx_job_t *job, int sig)
     }
 }
 
+/* `mpiexec ... | head`: every rank writing to a dest without reader gets SIGPIPE, as on one
+ * host. Sent when it happens, and to proxies that come up later. */
+static void send_broken(launch_t *L, host_t *h, int dest)
+{
+    if (h->state != H_UP)
+        return;
+    size_t f = fy_px_frame_begin(&h->conn.out, FY_PX_BROKEN);
+    fy_px_put_u32(&h->conn.out, (uint32_t)dest);
+    fy_px_frame_end(&h->conn.out, f);
+    host_send_flush(L, h);
+}
+
 /* ---- The job description ---- */
 
 static void put_env(fy_px_buf_t *b, const fy_mpx_env_t *e)
@@ -210,6 +222,9 @@ static void send_job(launch_t *L, host_t *h)
     }
     fy_px_frame_end(b, f);
     host_send_flush(L, h);
+    for (int dest = 1; dest <= 2; dest++)
+        if (L->job.dest_broken[dest])
+            send_broken(L, h, dest);
 }
 
 /* ---- Frames from a proxy ---- */
@@ -241,7 +256,12 @@ static int on_frame(launch_t *L, host_t *h, int type, fy_px_reader_t *r)
         const char *p = fy_px_get_bytes(r, &n);
         if (r->bad || rank >= (uint32_t)job->size || (dest != 1 && dest != 2) || n == 0)
             return -1;
+        int was_broken = job->dest_broken[dest];
         fy_mpx_emit(job, (int)rank, (int)dest, p, n);
+        if (!was_broken && job->dest_broken[dest]) {
+            for (int i = 0; i < L->nh; i++)
+                send_broken(L, &L->h[i], (int)dest);
+        }
         return 0;
     }
     case FY_PX_FENCE: {

@@ -31,6 +31,7 @@ enum fy_px_type {
     FY_PX_STDIN,   /* bytes for rank 0; none: end of input */
     FY_PX_SIGNAL,  /* u32 signal for every rank (the first one ends the job) */
     FY_PX_PING,    /* keepalive, answered by PONG */
+    FY_PX_BROKEN,  /* u32 fd (1, 2): our output there has no reader; close the ranks' pipes */
     /* proxy -> mpiexec */
     FY_PX_OUT = 16, /* u32 rank, u32 fd (1, 2), bytes */
     FY_PX_FENCE,    /* all ranks of the host entered a PMI barrier: the puts since the last */

@@ -423,6 +423,13 @@ static int on_frame(proxy_t *P, int type, fy_px_reader_t *r)
         }
         return 0;
     }
+    case FY_PX_BROKEN: {
+        uint32_t dest = fy_px_get_u32(r);
+        if (r->bad || (dest != 1 && dest != 2))
+            return -1;
+        job->dest_broken[dest] = 1; /* iofwd.c closes the pipes as they are next read */
+        return 0;
+    }
     case FY_PX_PING: {
         size_t f = fy_px_frame_begin(&P->up.out, FY_PX_PONG);
         fy_px_frame_end(&P->up.out, f);
