@@ -104,7 +104,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 /* The colour of an MPI_COMM_TYPE_HW_GUIDED split: MPI 4.1 sec. 7.4.2 names the level by the
  * info key "mpi_hw_resource_type" and gives MPI_COMM_NULL when the key is absent or names a
  * level the implementation does not know. Ferry knows one, "mpi_shared_memory", which holds
- * the whole job (the same as MPI_COMM_TYPE_SHARED). */
+ * one host's ranks (the same as MPI_COMM_TYPE_SHARED). */
 static int hw_guided_color(const char *fn, MPI_Info info, int *color_p)
 {
     *color_p = MPI_UNDEFINED;
@@ -115,13 +115,13 @@ static int hw_guided_color(const char *fn, MPI_Info info, int *color_p)
         return fy_err_set(MPI_ERR_INFO, "%s: invalid info object 0x%x", fn, (unsigned)info);
     int k = fy_info_find(i, "mpi_hw_resource_type");
     if (k >= 0 && strcmp(i->kv[k].value, "mpi_shared_memory") == 0)
-        *color_p = 0;
+        *color_p = fy_rt.host;
     return MPI_SUCCESS;
 }
 
-/* Every rank of a Ferry job shares this machine's memory (the shm transport spans the job), so
- * COMM_TYPE_SHARED keeps them all together; the hardware-guided split knows the one level it
- * can name, shared memory. */
+/* COMM_TYPE_SHARED keeps the ranks of one host together (the host the launcher started each
+ * under: fy_hosts.c); the hardware-guided split knows the one level it can name, shared
+ * memory, which is the same. */
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     const char *fn = "MPI_Comm_split_type";
@@ -134,7 +134,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
         split_type = MPI_COMM_TYPE_HW_GUIDED;
     switch (split_type) {
     case MPI_UNDEFINED: color = MPI_UNDEFINED; break;
-    case MPI_COMM_TYPE_SHARED: color = 0; break;
+    case MPI_COMM_TYPE_SHARED: color = fy_rt.host; break;
     case MPI_COMM_TYPE_HW_GUIDED:
         if (rc == MPI_SUCCESS)
             rc = hw_guided_color(fn, info, &color);

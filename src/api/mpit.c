@@ -142,7 +142,8 @@ int PMPI_T_finalize(void)
 
 static MPI_Datatype cvar_type(int id)
 {
-    return fy_knobs[id].kind == FY_KNOB_NUMBER ? MPI_LONG_LONG : MPI_INT;
+    int kind = fy_knobs[id].kind;
+    return kind == FY_KNOB_NUMBER ? MPI_LONG_LONG : kind == FY_KNOB_TEXT ? MPI_CHAR : MPI_INT;
 }
 
 int PMPI_T_cvar_get_num(int *num_cvar)
@@ -237,7 +238,7 @@ int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle
     h->next = cvar_handles;
     cvar_handles = h;
     *handle = h;
-    *count = 1;
+    *count = fy_knobs[cvar_index].kind == FY_KNOB_TEXT ? FY_KNOB_TEXT_MAX : 1;
     return fy_mpit_leave(MPI_SUCCESS);
 }
 
@@ -284,6 +285,8 @@ int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
         *(long long *)buf = fy_knob_value(h->id);
     else if (k->kind == FY_KNOB_WORD)
         *(int *)buf = (int)fy_knob_value(h->id);
+    else if (k->kind == FY_KNOB_TEXT)
+        snprintf(buf, FY_KNOB_TEXT_MAX, "%s", fy_knob_text(h->id) ? fy_knob_text(h->id) : "");
     else
         *(int *)buf = algo_item(h->id);
     return fy_mpit_leave(MPI_SUCCESS);
@@ -304,6 +307,10 @@ int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
     fy_lock();
     if (k->kind == FY_KNOB_NUMBER) {
         rc = fy_knob_write(h->id, (long)*(const long long *)buf);
+    } else if (k->kind == FY_KNOB_TEXT) {
+        char text[FY_KNOB_TEXT_MAX];
+        snprintf(text, sizeof text, "%s", (const char *)buf);
+        rc = fy_knob_write_text(h->id, text);
     } else {
         int v = *(const int *)buf;
         if (v < 0 || v >= enums[h->id].n)
@@ -342,6 +349,8 @@ static void cats_build(void)
                           FY_TCAT_P2P, -1},
         [FY_TCAT_SHM] = {"ferry_transport_shm", "the shared-memory transport (rings, fences)",
                          FY_KGROUP_SHM, FY_TCAT_P2P, -1},
+        [FY_TCAT_TCP] = {"ferry_transport_tcp", "the TCP transport between hosts (network, "
+                         "buffers, eager limit)", FY_KGROUP_TCP, FY_TCAT_P2P, -1},
         [FY_TCAT_COLL] = {"ferry_coll", "collectives: shared-memory slots, tracing, algorithms",
                           FY_KGROUP_COLL, FY_TCAT_ROOT, -1},
     };

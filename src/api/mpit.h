@@ -30,6 +30,7 @@ enum {
     FY_TCAT_P2P,
     FY_TCAT_SELF,
     FY_TCAT_SHM,
+    FY_TCAT_TCP,
     FY_TCAT_COLL,
     FY_TCAT_COLL_ONE /* + the collective's FY_COLL_* index */
 };

@@ -17,6 +17,7 @@
 #include "fy_op.h"
 #include "fy_p2p.h"
 #include "fy_sched.h"
+#include "fy_hosts.h"
 #include "fy_select.h"
 #include "fy_session.h"
 #include "fy_xport.h"
@@ -30,8 +31,12 @@ static int layers_up(int required)
         rc = fy_select_init(); /* FERRY_COLL_<NAME>: a wrong name stops here, before any work */
     if (rc == MPI_SUCCESS) /* rank 0 reads the machine's calibration or measures it */
         rc = fy_machine_share(fy_rt.pmi, fy_rt.rank, fy_rt.size);
-    if (rc == MPI_SUCCESS && fy_rt.size > 1) /* its first fence carries rank 0's calibration */
-        rc = fy_shm_init(fy_rt.pmi, fy_rt.rank, fy_rt.size);
+    if (rc == MPI_SUCCESS && fy_rt.size > 1) { /* its first fence carries rank 0's calibration */
+        int *members, n, me;
+        rc = fy_hosts_local(&members, &n, &me);
+        if (rc == MPI_SUCCESS)
+            rc = fy_shm_init(fy_rt.pmi, members, n, me, fy_rt.size);
+    }
     if (rc == MPI_SUCCESS)
         rc = fy_machine_receive(fy_rt.pmi, fy_rt.rank, fy_rt.size);
     if (rc == MPI_SUCCESS)

@@ -110,7 +110,13 @@ fy_shmc_t *fy_shmc_get(fy_comm_t *c, int *rc_p)
         return NULL;
     }
     int slot = -1, rc = MPI_SUCCESS;
-    if (c->rank == 0) {
+    /* Members on other hosts (or reached over TCP) have segments of their own: such a
+     * communicator uses messages. Every member sees the same, so none waits for a slot. */
+    bool one_segment = true;
+    for (int j = 0; j < c->size && one_segment; j++)
+        one_segment = fy_shm_lr(fy_comm_world_rank(c, j)) >= 0;
+    if (!one_segment) {
+    } else if (c->rank == 0) {
         slot = claim(c->size);
         for (int j = 1; j < c->size && rc == MPI_SUCCESS; j++)
             rc = fy_coll_send(&slot, 1, fy_dtype_get(MPI_INT), j, TAG_SLOT, c);

@@ -12,6 +12,7 @@
 #include "fy_err.h"
 #include "fy_errhandler.h"
 #include "fy_group.h"
+#include "fy_hosts.h"
 #include "fy_init.h"
 #include "fy_knobs.h"
 #include "fy_pmi.h"
@@ -44,7 +45,8 @@ int fy_core_init(int required)
     fy_rt.size = fy_pmi_size(fy_rt.pmi);
     fy_rt.appnum = fy_pmi_appnum(fy_rt.pmi);
     snprintf(fy_rt.kvsname, sizeof fy_rt.kvsname, "%s", fy_pmi_kvsname(fy_rt.pmi));
-    return MPI_SUCCESS;
+    fy_rt.netmod_tcp = fy_knob_word(FY_KNOB_NETMOD, 0) == 1;
+    return fy_hosts_init();
 }
 
 void fy_core_fini(void)
@@ -58,6 +60,7 @@ void fy_core_fini(void)
 
 void fy_core_pmi_fini(void)
 {
+    fy_hosts_fini();
     if (fy_rt.pmi)
         fy_pmi_finalize(fy_rt.pmi);
     fy_rt.pmi = NULL;

@@ -13,6 +13,7 @@ static const char *const wait_words[] = {"auto", "spin", "block", "fixed", NULL}
 static const char *const rndv_words[] = {"auto", "stream", "cma", "split", NULL};
 static const char *const queue_words[] = {"auto", "pair", "inbox", NULL};
 static const char *const calibrate_words[] = {"cache", "recalibrate", "skip", NULL};
+static const char *const netmod_words[] = {"auto", "tcp", NULL};
 
 #define TUNER MPI_T_VERBOSITY_TUNER_BASIC
 #define ALGO_KNOB(up, what)                                                                        \
@@ -90,6 +91,23 @@ const fy_knob_t fy_knobs[FY_KNOB_N] = {
                             "1: rank 0 prints the shared-memory segment's size and layout on "
                             "stderr at MPI_Init (one line of key=value pairs)",
                             MPI_T_VERBOSITY_USER_DETAIL, MPI_T_SCOPE_LOCAL, FY_KGROUP_SHM},
+    [FY_KNOB_NETMOD] = {"FERRY_NETMOD", FY_KNOB_WORD, netmod_words, 0,
+                        "transports between ranks: auto (shared memory between ranks of one host, "
+                        "TCP between hosts), tcp (TCP between all ranks, also on one host)",
+                        MPI_T_VERBOSITY_USER_BASIC, MPI_T_SCOPE_ALL_EQ, FY_KGROUP_TCP},
+    [FY_KNOB_TCP_IF] = {"FERRY_TCP_IF", FY_KNOB_TEXT, NULL, 0,
+                        "the network TCP uses: an interface name (eth0) or a CIDR (10.1.0.0/16, "
+                        "fd00::/8); default: the address the launcher reached this host on, else "
+                        "the address of this host's name, else loopback",
+                        MPI_T_VERBOSITY_USER_BASIC, MPI_T_SCOPE_LOCAL, FY_KGROUP_TCP},
+    [FY_KNOB_TCP_BUF] = {"FERRY_TCP_BUF", FY_KNOB_NUMBER, NULL, 0,
+                         "socket send and receive buffer bytes of TCP connections (0: the "
+                         "kernel's autotuning)",
+                         TUNER, MPI_T_SCOPE_LOCAL, FY_KGROUP_TCP},
+    [FY_KNOB_TCP_EAGER] = {"FERRY_TCP_EAGER", FY_KNOB_NUMBER, NULL, FY_KNOB_AUTO,
+                           "largest message sent inline over TCP, in bytes (default 64 KiB); "
+                           "larger ones wait for the receiver's match (rendezvous)",
+                           TUNER, MPI_T_SCOPE_ALL_EQ, FY_KGROUP_TCP},
     [FY_KNOB_COLL_BARRIER] = ALGO_KNOB("BARRIER", "MPI_Barrier"),
     [FY_KNOB_COLL_BCAST] = ALGO_KNOB("BCAST", "MPI_Bcast"),
     [FY_KNOB_COLL_REDUCE] = ALGO_KNOB("REDUCE", "MPI_Reduce"),
@@ -107,7 +125,7 @@ typedef struct {
     unsigned char loaded, source, settled;
     long asked;    /* NUMBER, WORD: the value asked for (source != SRC_DEFAULT) */
     long in_force; /* settled: what the library uses */
-    char text[64]; /* ALGO: the name asked for */
+    char text[FY_KNOB_TEXT_MAX]; /* ALGO, TEXT: the text asked for */
 } state_t;
 
 static state_t st[FY_KNOB_N];

@@ -30,6 +30,10 @@ enum fy_knob_id {
     FY_KNOB_DEADLOCK_S,
     FY_KNOB_CALIBRATE, /* words in the order of enum fy_machine_mode (fy_machine.h) */
     FY_KNOB_SHM_REPORT, /* the segment's size and layout, printed by rank 0 at MPI_Init */
+    FY_KNOB_NETMOD,     /* auto (shm within a host, tcp between) or tcp (tcp between all) */
+    FY_KNOB_TCP_IF,     /* the network TCP listens on: an interface name or a CIDR */
+    FY_KNOB_TCP_BUF,    /* socket buffer bytes (0: the kernel's autotuning) */
+    FY_KNOB_TCP_EAGER,  /* largest message sent eagerly over TCP */
     /* FERRY_COLL_<NAME>: one per selection table, in the order of FY_COLL_* (fy_select.h). */
     FY_KNOB_COLL_BARRIER,
     FY_KNOB_COLL_BCAST,
@@ -48,7 +52,8 @@ enum fy_knob_id {
 enum fy_knob_kind {
     FY_KNOB_NUMBER, /* an integer, with an optional K, M or G suffix */
     FY_KNOB_WORD,   /* one of `words` (case-sensitive); anything else means the default */
-    FY_KNOB_ALGO    /* a collective algorithm's name, checked by the selection (select.c) */
+    FY_KNOB_ALGO,   /* a collective algorithm's name, checked by the selection (select.c) */
+    FY_KNOB_TEXT    /* free text (MPI_T: a string of MPI_CHAR, read only while running) */
 };
 
 /* The groups MPI_T shows the knobs in (its categories). */
@@ -56,11 +61,13 @@ enum fy_knob_group {
     FY_KGROUP_WAIT,
     FY_KGROUP_P2P,
     FY_KGROUP_SHM,
+    FY_KGROUP_TCP,
     FY_KGROUP_COLL,
     FY_KGROUP_COLL_ONE
 };
 
 #define FY_KNOB_AUTO (-1L) /* a NUMBER default chosen at MPI_Init */
+#define FY_KNOB_TEXT_MAX 64 /* bytes of a TEXT or ALGO knob's value, with its NUL */
 
 typedef struct fy_knob {
     const char *name;
@@ -80,7 +87,7 @@ extern const fy_knob_t fy_knobs[FY_KNOB_N];
 long fy_knob_number(int id, long dflt);
 /* A WORD knob: the index of its word, or dflt; recorded. */
 int fy_knob_word(int id, int dflt);
-/* An ALGO knob: the name asked for, or NULL. */
+/* An ALGO or TEXT knob: the text asked for, or NULL. */
 const char *fy_knob_text(int id);
 /* Records what the library made of a knob (a WORD's or NUMBER's resolved default). */
 void fy_knob_settle(int id, long value);

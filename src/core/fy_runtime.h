@@ -37,6 +37,11 @@ typedef struct fy_runtime {
     int spin_yield;  /* polls yield the core (FERRY_YIELD; on when oversubscribed) */
     double wtime_base;
     int launcher_pid; /* our parent at MPI_Init: if it changes, the launcher died */
+    /* Hosts, as the launcher names them (fy_hosts.c): host_of[w] is world rank w's host,
+     * numbered from 0 in order of first rank; `host` is ours. */
+    int *host_of;
+    int host, nhosts;
+    bool netmod_tcp; /* FERRY_NETMOD=tcp: no shared-memory transport between ranks */
 } fy_runtime_t;
 
 extern fy_runtime_t fy_rt;

@@ -30,7 +30,10 @@ static bool enabled(void)
 {
     if (limit_ns < 0)
         limit_ns = fy_knob_number(FY_KNOB_DEADLOCK_S, 60) * 1000000000LL;
-    return limit_ns > 0 && !fy_rt.locking && fy_rt.size > 1;
+    /* The stuck count lives in one host's segment: with ranks elsewhere (or reached over TCP)
+     * it cannot see the whole job, and a host whose ranks all wait for another is no deadlock. */
+    return limit_ns > 0 && !fy_rt.locking && fy_rt.size > 1 && fy_rt.nhosts == 1 &&
+           !fy_rt.netmod_tcp;
 }
 
 static char line[2048];

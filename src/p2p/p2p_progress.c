@@ -80,6 +80,11 @@ int fy_p2p_init(void)
     if (!fy_peers)
         return fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: out of memory");
     for (int i = 0; i < fy_rt.size; i++) {
+        if (i != fy_rt.rank && !fy_shm_reaches(i))
+            return fy_err_set(MPI_ERR_OTHER,
+                              "rank %d runs on another host than rank %d, and this "
+                              "build has no transport between hosts",
+                              i, fy_rt.rank);
         fy_peers[i].ops = i == fy_rt.rank ? &fy_xport_self : &fy_xport_shm;
         fy_peers[i].max_payload = fy_peers[i].ops->max_payload();
     }

@@ -34,6 +34,13 @@ int fy_pmi_fence(fy_pmi_t *pmi);
 /* Reads a key published by any rank before the last fence. */
 int fy_pmi_get(fy_pmi_t *pmi, const char *key, char *value, size_t len);
 
+/* Which host each of the job's `size` ranks runs on (host_of[rank], hosts numbered from 0), from
+ * the launcher's PMI_process_mapping key (pmi_mapping.c). -1 when the launcher gives none or
+ * it cannot be read; a singleton's answer is 0. */
+int fy_pmi_process_mapping(fy_pmi_t *pmi, int *host_of, int size);
+/* The parser alone: s is the value, e.g. "(vector,(0,2,2))". 0, or -1 when malformed. */
+int fy_pmi_mapping_parse(const char *s, int *host_of, int size);
+
 /* Tells the launcher the job must end with exit status `code`, with `msg` as the reason;
  * does not return (exits the process with `code` if the launcher does not kill it first). */
 void fy_pmi_abort(fy_pmi_t *pmi, int code, const char *msg);

@@ -93,11 +93,15 @@ extern fy_xport_deliver_fn fy_xport_deliver;
 /* The self transport (a process sending to itself). */
 extern const fy_xport_ops_t fy_xport_self;
 
-/* Shared memory among the ranks of this machine. */
+/* Shared memory among the ranks of this machine. Every function takes world ranks. `members`
+ * (malloc'd, taken over) are the world ranks that share the segment, ascending, `rank` our
+ * index among them; every rank of the job calls it (it fences). */
 struct fy_pmi;
-int fy_shm_init(struct fy_pmi *pmi, int rank, int size);
+int fy_shm_init(struct fy_pmi *pmi, int *members, int n, int rank, int world_size);
 void fy_shm_fini(void);
 extern const fy_xport_ops_t fy_xport_shm;
+/* Whether world rank w (not ourselves) is in our segment. */
+int fy_shm_reaches(int w);
 /* Drains all incoming shared-memory queues; returns how many records were handled. */
 int fy_shm_progress(void);
 /* Sleeps until a peer rings this rank's doorbell or `timeout_ms` passes. `prepare` and `check`

@@ -90,11 +90,15 @@ static void walk(void)
         MPI_T_cvar_handle h;
         int count = 0;
         RC(MPI_T_cvar_handle_alloc(i, NULL, &h, &count), MPI_SUCCESS);
-        CHECK(count == 1, "count");
+        /* A string cvar (FERRY_TCP_IF) counts its characters; the others are one value. */
+        CHECK(count == (dt == MPI_CHAR ? 64 : 1), "count");
         long long v = 0;
-        RC(MPI_T_cvar_read(h, &v), MPI_SUCCESS);
+        char text[64];
+        RC(MPI_T_cvar_read(h, dt == MPI_CHAR ? (void *)text : (void *)&v), MPI_SUCCESS);
         RC(MPI_T_cvar_handle_free(&h), MPI_SUCCESS);
-        if (et != MPI_T_ENUM_NULL) {
+        if (dt == MPI_CHAR) {
+            CHECK(memchr(text, '\0', sizeof text) != NULL, "string cvar %s unterminated", name);
+        } else if (et != MPI_T_ENUM_NULL) {
             int n = 0, el = sizeof desc;
             CHECK(dt == MPI_INT, "enum cvar %s not MPI_INT", name);
             RC(MPI_T_enum_get_info(et, &n, desc, &el), MPI_SUCCESS);

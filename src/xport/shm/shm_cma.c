@@ -38,7 +38,7 @@ static int transfer(int peer, uint64_t raddr, void *local, size_t len, int write
     while (done < len) {
         struct iovec l = {(char *)local + done, len - done};
         struct iovec r = {(void *)(uintptr_t)(raddr + done), len - done};
-        pid_t pid = fy_shm.bell[peer].pid;
+        pid_t pid = fy_shm.bell[fy_shm_lr(peer)].pid;
         ssize_t n = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
                           : process_vm_readv(pid, &l, 1, &r, 1, 0);
         if (n <= 0) {
@@ -68,7 +68,7 @@ int fy_shm_getv(int src, const struct iovec *riov, int n, void *dst, size_t len)
     if (!cma_ok)
         return FY_XPORT_NOTSUP;
     struct iovec l = {dst, len};
-    ssize_t got = process_vm_readv(fy_shm.bell[src].pid, &l, 1, riov, (unsigned long)n, 0);
+    ssize_t got = process_vm_readv(fy_shm.bell[fy_shm_lr(src)].pid, &l, 1, riov, (unsigned long)n, 0);
     if (got == (ssize_t)len)
         return 0;
     if (got < 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
@@ -105,7 +105,7 @@ int fy_shm_put(int dst, uint64_t raddr, const void *src, size_t len)
 
 static fy_shm_rndv_t *rndv_table(int dst)
 {
-    return (fy_shm_rndv_t *)(fy_shm.rndv + (size_t)dst * FY_SHM_RNDV_STRIDE);
+    return (fy_shm_rndv_t *)(fy_shm.rndv + (size_t)fy_shm_lr(dst) * FY_SHM_RNDV_STRIDE);
 }
 
 fy_rndv_slot_t *fy_shm_rndv_slot(int dst, int slot)

@@ -215,7 +215,7 @@ static void inbox_publish(int dst, const fy_hdr_t *h, unsigned char *payload)
 {
     fy_hdr_t *rh = (fy_hdr_t *)(payload - sizeof *h);
     __atomic_store_n(&rh->kind, h->kind, __ATOMIC_RELEASE);
-    fy_shm_ring_bell(dst);
+    fy_shm_ring_bell_local(dst);
 }
 
 /* The header goes in after the payload, right before the stamp: the consumer polls this line,
@@ -231,7 +231,7 @@ static inline void publish_at(int dst, prod_t *p, rec_t *rec, const fy_hdr_t *h,
         memcpy(&rec->h, h, sizeof *h);
     atomic_store_explicit(&rec->stamp, p->tail ^ fy_shm.ring_key, memory_order_release);
     p->tail += need;
-    fy_shm_ring_bell(dst);
+    fy_shm_ring_bell_local(dst);
 }
 
 static void publish(int dst, const fy_hdr_t *h, size_t len)
@@ -261,6 +261,7 @@ static inline bool send_hot(int dst, const fy_hdr_t *h, const void *payload, siz
 
 static int shm_send(int dst, const fy_hdr_t *h, const void *payload, size_t len)
 {
+    dst = fy_shm_lr(dst);
     if (!fy_shm.inbox && send_hot(dst, h, payload, len))
         return 0;
     if (fy_shm.inbox) {
@@ -283,6 +284,7 @@ static int shm_send(int dst, const fy_hdr_t *h, const void *payload, size_t len)
 
 static int shm_send_fill(int dst, const fy_hdr_t *h, size_t len, fy_xport_fill_fn fill, void *arg)
 {
+    dst = fy_shm_lr(dst);
     if (fy_shm.inbox) {
         unsigned char *at = inbox_reserve(dst, h, len);
         if (!at)
@@ -355,7 +357,7 @@ static int inbox_progress(void)
             while (bits) {
                 int b = __builtin_ctzll(bits);
                 bits &= bits - 1;
-                fy_shm_ring_bell(w * 64 + b);
+                fy_shm_ring_bell_local(w * 64 + b);
             }
         }
     }
@@ -420,7 +422,7 @@ static void release(fy_ring_t *r, int src, uint64_t head)
     fy_shm_fence_fast();
     if (atomic_load_explicit(&r->producer_waiting, memory_order_relaxed)) {
         atomic_store(&r->producer_waiting, 0);
-        fy_shm_ring_bell(src);
+        fy_shm_ring_bell_local(src);
     }
 }
 
@@ -428,6 +430,7 @@ static int shm_peek(int src, const fy_hdr_t **h, const void **payload)
 {
     if (fy_shm.inbox)
         return 0;
+    src = fy_shm_lr(src);
     fy_ring_t *r = fy_shm_ring(fy_shm.rank, src);
     const uint64_t size = fy_shm.ring_bytes, key = fy_shm.ring_key;
     uint64_t head = cons[src].head;
@@ -449,6 +452,7 @@ static int shm_peek(int src, const fy_hdr_t **h, const void **payload)
 
 static void shm_take(int src)
 {
+    src = fy_shm_lr(src);
     fy_ring_t *r = fy_shm_ring(fy_shm.rank, src);
     uint64_t head = cons[src].head;
     const rec_t *rec = ring_rec(r, head);

@@ -272,7 +272,9 @@ static void seg_name(char *buf, size_t len, int attempt)
         snprintf(buf, len, "%s", first);
         return;
     }
-    snprintf(buf, len, "/fy-%s-%016llx", fy_rt.kvsname, (unsigned long long)random64());
+    /* The creator's world rank: under FERRY_NETMOD=tcp each rank of a host has a segment. */
+    snprintf(buf, len, "/fy-%s-%d-%016llx", fy_rt.kvsname, fy_rt.rank,
+             (unsigned long long)random64());
 }
 
 /* Creates a segment under a fresh name (O_EXCL: never one somebody else made), trying other
@@ -423,18 +425,41 @@ static void decode_value(char *s)
     *o = '\0';
 }
 
-int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
+/* The members' world ranks -> local numbers, unless they are the same. */
+static int map_ranks(fy_shm_t *s, int *members, int n, int world_size)
+{
+    s->world_of = members;
+    if (n == world_size)
+        return MPI_SUCCESS; /* members are 0..n-1: local_of stays NULL */
+    s->local_of = malloc(sizeof(int) * (size_t)world_size);
+    if (!s->local_of)
+        return fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: out of memory");
+    for (int w = 0; w < world_size; w++)
+        s->local_of[w] = -1;
+    for (int l = 0; l < n; l++)
+        s->local_of[members[l]] = l;
+    return MPI_SUCCESS;
+}
+
+int fy_shm_init(struct fy_pmi *pmi, int *members, int n, int rank, int world_size)
 {
     fy_shm_t *s = &fy_shm;
-    if (n > FY_SHM_MAX_RANKS)
+    if (n > FY_SHM_MAX_RANKS) {
+        free(members);
         return fy_err_set(MPI_ERR_OTHER, "MPI_Init: %d ranks on one machine; at most %d", n,
                           FY_SHM_MAX_RANKS);
+    }
     char name[320] = "";
     s->rank = rank;
     s->n = n;
+    int rc = map_ranks(s, members, n, world_size);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* One segment per host: its creator (the host's lowest rank) names it under its own key. */
+    char key[FY_PMI_MAX_KEY];
+    snprintf(key, sizeof key, "fy-shm-%d", members[0]);
     /* Before the first fence: every rank must be registered before any relies on it. */
     fy_shm_fence_init();
-    int rc = MPI_SUCCESS;
     if (rank == 0) {
         /* The outcome goes into the KVS before the fence, so that every rank fails with rank
          * 0's reason: the launcher reports whichever rank aborts first. */
@@ -444,7 +469,7 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
             encode_value(fy_err_last_message(), outcome, sizeof outcome);
         else
             snprintf(outcome, sizeof outcome, "ok:%s", name); /* a name of [-/0-9a-z] */
-        if (fy_pmi_put(pmi, "fy-shm", outcome) != 0 && rc == MPI_SUCCESS)
+        if (fy_pmi_put(pmi, key, outcome) != 0 && rc == MPI_SUCCESS)
             rc = fy_err_set(MPI_ERR_OTHER, "MPI_Init: process manager put failed: %s",
                             fy_pmi_last_error());
     }
@@ -454,7 +479,7 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
                         fy_pmi_last_error());
     if (rc == MPI_SUCCESS && rank != 0) {
         char outcome[340];
-        if (fy_pmi_get(pmi, "fy-shm", outcome, sizeof outcome) != 0) {
+        if (fy_pmi_get(pmi, key, outcome, sizeof outcome) != 0) {
             rc = fy_err_set(MPI_ERR_OTHER, "MPI_Init: process manager get failed: %s",
                             fy_pmi_last_error());
         } else if (strncmp(outcome, "ok:", 3) != 0) {
@@ -476,7 +501,7 @@ int fy_shm_init(struct fy_pmi *pmi, int rank, int n)
                           fy_pmi_last_error());
     if (rank == 0)
         shm_unlink(name);
-    if (rank == 0 && fy_knob_number(FY_KNOB_SHM_REPORT, 0) > 0)
+    if (members[0] == 0 && rank == 0 && fy_knob_number(FY_KNOB_SHM_REPORT, 0) > 0)
         report(s);
     fy_shm_cma_init();
     return MPI_SUCCESS;
@@ -489,5 +514,7 @@ void fy_shm_fini(void)
         atomic_fetch_add(&fy_shm.hdr->stuck, 1);
     if (fy_shm.base)
         munmap(fy_shm.base, fy_shm.bytes);
+    free(fy_shm.local_of);
+    free(fy_shm.world_of);
     memset(&fy_shm, 0, sizeof fy_shm);
 }

@@ -126,7 +126,11 @@ typedef struct fy_inbox {
 typedef struct fy_shm {
     void *base;
     size_t bytes;
-    int rank, n;
+    int rank, n; /* ours and the segment's ranks: local numbers, 0..n-1 */
+    /* World rank -> local number (-1: not in this segment); NULL when they are the same (one
+     * host, shared memory between all ranks), which keeps the send path's lookup to a test. */
+    int *local_of;
+    int *world_of; /* local number -> world rank */
     uint32_t ring_bytes; /* data bytes of a ring or an inbox */
     uint64_t ring_key;   /* from the segment's header */
     size_t ring_stride;  /* from one ring (or inbox) to the next */
@@ -144,6 +148,14 @@ typedef struct fy_shm {
 } fy_shm_t;
 
 extern fy_shm_t fy_shm;
+
+/* The segment's number for world rank w (every entry point of the transport takes world
+ * ranks; everything inside works on local numbers). */
+static inline int fy_shm_lr(int w)
+{
+    const int *m = fy_shm.local_of;
+    return m ? m[w] : w;
+}
 
 static inline fy_ring_t *fy_shm_ring(int dst, int src)
 {
@@ -172,7 +184,8 @@ static inline size_t fy_shm_queue_stride(int inbox, int n, uint32_t bytes, size_
     return (off + bytes + 4095) / 4096 * 4096;
 }
 
-void fy_shm_ring_bell(int dst);
+/* Rings local rank l's doorbell (fy_shm_ring_bell takes a world rank). */
+void fy_shm_ring_bell_local(int l);
 /* The two halves of the store-load barrier between a producer and a sleeping consumer (see
  * shm_wait.c): fast on the hot path, slow on the path that is about to sleep or wait. */
 void fy_shm_fence_init(void);

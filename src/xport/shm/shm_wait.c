@@ -78,9 +78,14 @@ static void ring(fy_bell_t *b)
     }
 }
 
+void fy_shm_ring_bell_local(int l)
+{
+    ring(&fy_shm.bell[l]);
+}
+
 void fy_shm_ring_bell(int dst)
 {
-    ring(&fy_shm.bell[dst]);
+    ring(&fy_shm.bell[fy_shm_lr(dst)]);
 }
 
 void fy_shm_wake_self(void)
@@ -194,7 +199,7 @@ int fy_shm_awake_count(void)
 
 int fy_shm_peer_look(int r, fy_shm_look_t *look)
 {
-    if (!fy_shm.base || r < 0 || r >= fy_shm.n || r == fy_shm.rank)
+    if (!fy_shm.base || r < 0 || (r = fy_shm_lr(r)) < 0 || r == fy_shm.rank)
         return 0;
     fy_bell_t *b = &fy_shm.bell[r];
     look->sleeping = atomic_load_explicit(&b->sleepers, memory_order_relaxed) != 0;
@@ -224,9 +229,15 @@ unsigned fy_shm_left_count(void)
     return fy_shm.base ? atomic_load_explicit(&fy_shm.hdr->finalizing, memory_order_relaxed) : 0;
 }
 
+int fy_shm_reaches(int w)
+{
+    return fy_shm.base && fy_shm_lr(w) >= 0;
+}
+
 int fy_shm_peer_gone(int r)
 {
-    return fy_shm.base && atomic_load_explicit(&fy_shm.bell[r].gone, memory_order_acquire);
+    return fy_shm.base && (r = fy_shm_lr(r)) >= 0 &&
+           atomic_load_explicit(&fy_shm.bell[r].gone, memory_order_acquire);
 }
 
 void fy_shm_stuck(int on)
