@@ -1,13 +1,20 @@
 /* A job across hosts, mpiexec's side (docs/DESIGN.md, "Launching across hosts").
  *
  * mpiexec runs job.c's loop with no ranks of its own and this file as the job's link: it
- * listens on TCP, starts one proxy per host through the launcher agent (ssh, rsh, or the proxy
- * itself for hosts that are this machine and for -launcher fork) with the job's secret on the
- * agent's stdin, authenticates each proxy's connection (HMAC of our nonce), sends it its part of
- * the job, and then: writes the ranks' output as job.c does for local ranks, ends a PMI barrier
+ * listens on TCP, starts proxies through the launcher agent (ssh, rsh, or the proxy itself for
+ * hosts that are this machine and for -launcher fork) with the job's secret on the agent's
+ * stdin, authenticates each proxy's connection (HMAC of our nonce), sends it its part of the
+ * job, and then: writes the ranks' output as job.c does for local ranks, ends a PMI barrier
  * when every host's ranks are in it (one FENCE up and one KVS down per host and barrier), passes
- * stdin to rank 0's host, signals and failures to every host, and pings every proxy each second
- * (one silent for 5 s is taken for lost). Flat: every proxy talks to mpiexec directly.
+ * stdin to rank 0's host, signals and failures to every host, and pings the proxies it talks to
+ * each second (one silent for 5 s is taken for lost).
+ *
+ * Up to FERRY_PROXY_FANOUT (32) hosts, every proxy talks to mpiexec. Beyond, the hosts form a
+ * tree: mpiexec starts that many proxies, each relaying for the subtree of hosts below it (and
+ * so on down), with this same code in the proxy (fy_mpx_relay_*): it starts its children's
+ * agents, authenticates them, wraps what they send in RELAY_UP and passes on what mpiexec sends
+ * them in RELAY_DOWN; it reports a child connected (UP) or lost (LOST), and mpiexec keeps the
+ * state of every host as in the flat case.
  */
 #include "mpiexec.h"
 #include "pxwire.h"
@@ -17,19 +24,15 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ifaddrs.h>
 #include <limits.h>
-#include <net/if.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,19 +46,25 @@ extern char **environ;
 #define STDIN_WINDOW (256 * 1024) /* stdin bytes sent and not yet written to rank 0 */
 #define ERRBUF 2048         /* an agent's stderr kept until its proxy connects */
 #define FAIL_STATUS 1       /* a host we could not start or lost */
+#define FANOUT 32           /* proxies one parent talks to (FERRY_PROXY_FANOUT) */
 
 enum host_state { H_STARTING, H_UP, H_DONE, H_FAILED };
 
+/* In mpiexec: every host with ranks, h[i] being proxy i. In a relay: its children only. */
 typedef struct host {
-    int id;           /* index in the host table: FY_HOST_ID */
+    int id;           /* index in the host table: FY_HOST_ID (mpiexec only) */
+    int index;        /* proxy index (its --index) */
     const char *name; /* as the user wrote it */
     int nranks;
+    int parent; /* mpiexec: index of the proxy it hangs off, -1: ours (direct) */
+    int via;    /* mpiexec: our direct child on its way (itself when direct) */
+    int ndesc;  /* proxies below it */
     enum host_state state;
-    pid_t agent;  /* 0 once reaped (or never started) */
-    int err_fd;   /* the agent's stderr, -1 when closed */
+    pid_t agent; /* 0 once reaped (or never started) */
+    int err_fd;  /* the agent's stderr, -1 when closed */
     char err[ERRBUF];
     size_t errlen;
-    fy_px_conn_t conn; /* fd -1 until authenticated */
+    fy_px_conn_t conn; /* fd -1 until authenticated (and for hosts below a relay) */
     long long last_rx, ping_at;
 } host_t;
 
@@ -70,19 +79,24 @@ typedef struct pending {
 enum ent_kind { E_LISTEN, E_PEND, E_ERR, E_HOST, E_STDIN };
 
 typedef struct launch {
-    fy_mpx_job_t job; /* no ranks: options, output state, failures, signals */
+    fy_mpx_job_t *job; /* mpiexec: &own; a relay: the proxy's job */
+    fy_mpx_job_t own;  /* mpiexec's: no ranks; options, output state, failures, signals */
+    int relay;         /* in a proxy, for its children */
+    int self;          /* relay: our proxy index */
+    void (*up)(void *ctx, const void *frame, size_t len); /* relay: a frame for mpiexec */
+    void *up_ctx;
+    int ndesc; /* relay: every proxy below us, for routing */
+    int *desc_index, *desc_parent;
     host_t *h;
     int nh;
-    int lfd[2];
-    int nlfd;
-    char addrs[1024]; /* what proxies connect to, comma-separated */
-    int port;
+    fy_mpx_listen_t ls;
     uint8_t secret[FY_PX_SECRET_LEN];
     char proxy_path[PATH_MAX];
     char agent[PATH_MAX]; /* "" for fork */
     int started;
     pending_t pend[PEND_MAX];
     int npend;
+    fy_px_buf_t scratch; /* the frame being built */
     /* The barrier: proxies in it, and the puts they brought. */
     int nfence;
     fy_px_buf_t fence;
@@ -93,6 +107,7 @@ typedef struct launch {
     /* What each poll entry of ours stands for. */
     enum ent_kind *kind;
     int *who;
+    int slots;
 } launch_t;
 
 static launch_t *L_of(fy_mpx_job_t *job)
@@ -100,9 +115,7 @@ static launch_t *L_of(fy_mpx_job_t *job)
     return job->link_ctx;
 }
 
-/* ---- Sending to proxies ---- */
-
-static void host_send_flush(launch_t *L, host_t *h);
+/* ---- Hosts lost ---- */
 
 static void host_close(host_t *h)
 {
@@ -113,49 +126,137 @@ static void host_close(host_t *h)
     fy_px_buf_free(&h->conn.out);
 }
 
-static void host_lost(launch_t *L, host_t *h, const char *why)
+static int is_below(const launch_t *L, int i, int top)
 {
-    if (h->state != H_UP)
+    for (int j = L->h[i].parent; j >= 0; j = L->h[j].parent)
+        if (j == top)
+            return 1;
+    return 0;
+}
+
+/* Host h (and, in mpiexec, every host below it) is gone; msg is the one line about it. */
+static void lose(launch_t *L, host_t *h, const char *msg)
+{
+    if (h->state != H_STARTING && h->state != H_UP)
         return;
     h->state = H_FAILED;
     host_close(h);
-    fy_mpx_job_fail(&L->job, FAIL_STATUS, "host %s: %s", h->name, why);
+    if (L->relay) {
+        fy_px_buf_t b = {0};
+        size_t f = fy_px_frame_begin(&b, FY_PX_RELAY_UP);
+        fy_px_put_u32(&b, (uint32_t)h->index);
+        size_t g = fy_px_frame_begin(&b, FY_PX_LOST);
+        fy_px_put_str(&b, msg);
+        fy_px_frame_end(&b, g);
+        fy_px_frame_end(&b, f);
+        L->up(L->up_ctx, b.d, b.len);
+        fy_px_buf_free(&b);
+        return;
+    }
+    int top = (int)(h - L->h);
+    for (int i = 0; i < L->nh; i++) {
+        if ((L->h[i].state == H_STARTING || L->h[i].state == H_UP) && is_below(L, i, top)) {
+            L->h[i].state = H_FAILED;
+            host_close(&L->h[i]);
+        }
+    }
+    fy_mpx_job_fail(L->job, FAIL_STATUS, "%s", msg);
 }
 
-static void host_send_flush(launch_t *L, host_t *h)
+__attribute__((format(printf, 3, 4))) static void lost(launch_t *L, host_t *h, const char *fmt,
+                                                       ...)
+{
+    char why[ERRBUF + 256], msg[ERRBUF + 512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    snprintf(msg, sizeof(msg), "host %s: %s", h->name, why);
+    lose(L, h, msg);
+}
+
+static void host_flush(launch_t *L, host_t *h)
 {
     if (h->conn.fd >= 0 && fy_px_conn_flush(&h->conn) != 0)
-        host_lost(L, h, "proxy connection lost");
+        lost(L, h, "proxy connection lost");
 }
 
-static void send_signal(fy_mpx_job_t *job, int sig)
+/* ---- Sending: frames are built in L->scratch, then delivered ---- */
+
+static fy_px_buf_t *frame_begin(launch_t *L, int type, size_t *start)
 {
-    launch_t *L = L_of(job);
-    long long grace = job->kill_at_ms - fy_mpx_now_ms();
+    L->scratch.off = L->scratch.len = 0;
+    *start = fy_px_frame_begin(&L->scratch, type);
+    return &L->scratch;
+}
+
+/* The frame in scratch to host h: directly, or through the proxies above it. */
+static void send_frame(launch_t *L, host_t *h)
+{
+    host_t *v = L->relay ? h : &L->h[h->via];
+    if (v->state != H_UP || v->conn.fd < 0)
+        return;
+    if (v == h) {
+        fy_px_put(&v->conn.out, L->scratch.d, L->scratch.len);
+    } else {
+        size_t f = fy_px_frame_begin(&v->conn.out, FY_PX_RELAY_DOWN);
+        fy_px_put_u32(&v->conn.out, (uint32_t)h->index);
+        fy_px_put(&v->conn.out, L->scratch.d, L->scratch.len);
+        fy_px_frame_end(&v->conn.out, f);
+    }
+    host_flush(L, v);
+}
+
+/* The frame in scratch to every host (mpiexec): each direct child, for its subtree. */
+static void send_all(launch_t *L)
+{
+    for (int i = 0; i < L->nh; i++) {
+        host_t *h = &L->h[i];
+        if (h->parent >= 0 || h->state != H_UP || h->conn.fd < 0)
+            continue;
+        if (h->ndesc == 0) {
+            fy_px_put(&h->conn.out, L->scratch.d, L->scratch.len);
+        } else {
+            size_t f = fy_px_frame_begin(&h->conn.out, FY_PX_RELAY_DOWN);
+            fy_px_put_u32(&h->conn.out, FY_PX_ALL);
+            fy_px_put(&h->conn.out, L->scratch.d, L->scratch.len);
+            fy_px_frame_end(&h->conn.out, f);
+        }
+        host_flush(L, h);
+    }
+}
+
+static void send_signal(launch_t *L, int sig)
+{
+    fy_mpx_job_t *job = L->job;
     for (int i = 0; i < L->nh; i++) {
         host_t *h = &L->h[i];
         if (h->state == H_STARTING && h->agent > 0)
             kill(h->agent, SIGTERM); /* not up yet: it never gets the job */
-        if (h->state != H_UP)
-            continue;
-        size_t f = fy_px_frame_begin(&h->conn.out, FY_PX_SIGNAL);
-        fy_px_put_u32(&h->conn.out, (uint32_t)sig);
-        fy_px_put_u32(&h->conn.out, grace > 0 ? (uint32_t)grace : 0);
-        fy_px_frame_end(&h->conn.out, f);
-        host_send_flush(L, h);
     }
+    if (L->relay)
+        return; /* mpiexec's SIGNAL reaches our children through us */
+    long long grace = job->kill_at_ms - fy_mpx_now_ms();
+    size_t f;
+    fy_px_buf_t *b = frame_begin(L, FY_PX_SIGNAL, &f);
+    fy_px_put_u32(b, (uint32_t)sig);
+    fy_px_put_u32(b, grace > 0 ? (uint32_t)grace : 0);
+    fy_px_frame_end(b, f);
+    send_all(L);
 }
 
 /* `mpiexec ... | head`: every rank writing to a dest without reader gets SIGPIPE, as on one
  * host. Sent when it happens, and to proxies that come up later. */
 static void send_broken(launch_t *L, host_t *h, int dest)
 {
-    if (h->state != H_UP)
-        return;
-    size_t f = fy_px_frame_begin(&h->conn.out, FY_PX_BROKEN);
-    fy_px_put_u32(&h->conn.out, (uint32_t)dest);
-    fy_px_frame_end(&h->conn.out, f);
-    host_send_flush(L, h);
+    size_t f;
+    fy_px_buf_t *b = frame_begin(L, FY_PX_BROKEN, &f);
+    fy_px_put_u32(b, (uint32_t)dest);
+    fy_px_frame_end(b, f);
+    if (h != NULL)
+        send_frame(L, h);
+    else
+        send_all(L);
 }
 
 /* ---- The job description ---- */
@@ -169,13 +270,13 @@ static void put_env(fy_px_buf_t *b, const fy_mpx_env_t *e)
 
 static void send_job(launch_t *L, host_t *h)
 {
-    const fy_mpx_opts_t *o = L->job.opts;
-    fy_px_buf_t *b = &h->conn.out;
-    size_t f = fy_px_frame_begin(b, FY_PX_JOB);
+    const fy_mpx_opts_t *o = L->job->opts;
+    size_t f;
+    fy_px_buf_t *b = frame_begin(L, FY_PX_JOB, &f);
     fy_px_put_u32(b, (uint32_t)o->np);
     fy_px_put_u32(b, (uint32_t)h->id);
     fy_px_put_str(b, h->name);
-    fy_px_put_str(b, L->job.kvsname);
+    fy_px_put_str(b, L->job->kvsname);
     char cwd[PATH_MAX];
     fy_px_put_str(b, getcwd(cwd, sizeof(cwd)) ? cwd : "/");
     fy_px_put_u32(b, (uint32_t)o->env_none);
@@ -211,7 +312,7 @@ static void send_job(launch_t *L, host_t *h)
         fy_px_put_u32(b, (uint32_t)r);
         fy_px_put_u32(b, (uint32_t)app);
     }
-    fy_px_put_u32(b, (uint32_t)(h == &L->h[L->rank0] && L->job.stdin_open));
+    fy_px_put_u32(b, (uint32_t)(h == &L->h[L->rank0] && L->job->stdin_open));
     /* The KVS to start from. */
     char map[1024];
     int have_map = fy_mpx_process_mapping(o->host_of, o->np, map, sizeof(map)) == 0;
@@ -220,35 +321,46 @@ static void send_job(launch_t *L, host_t *h)
         fy_px_put_str(b, "PMI_process_mapping");
         fy_px_put_str(b, map);
     }
+    /* The tree: what a proxy needs to start and serve the proxies below it. */
+    fy_px_put_str(b, L->agent);
+    fy_px_put_str(b, L->proxy_path);
+    fy_px_put_u32(b, (uint32_t)h->ndesc);
+    int top = (int)(h - L->h);
+    for (int i = 0; i < L->nh; i++) {
+        if (!is_below(L, i, top))
+            continue;
+        fy_px_put_u32(b, (uint32_t)i);
+        fy_px_put_str(b, L->h[i].name);
+        fy_px_put_u32(b, (uint32_t)L->h[i].parent);
+    }
     fy_px_frame_end(b, f);
-    host_send_flush(L, h);
+    send_frame(L, h);
     for (int dest = 1; dest <= 2; dest++)
-        if (L->job.dest_broken[dest])
+        if (L->job->dest_broken[dest])
             send_broken(L, h, dest);
 }
 
-/* ---- Frames from a proxy ---- */
+/* ---- Frames from proxies ---- */
 
 static void fence_done(launch_t *L)
 {
-    for (int i = 0; i < L->nh; i++) {
-        host_t *h = &L->h[i];
-        if (h->state != H_UP)
-            continue;
-        size_t f = fy_px_frame_begin(&h->conn.out, FY_PX_KVS);
-        fy_px_put_u32(&h->conn.out, L->fence_n);
-        fy_px_put(&h->conn.out, L->fence.d + L->fence.off, L->fence.len - L->fence.off);
-        fy_px_frame_end(&h->conn.out, f);
-        host_send_flush(L, h);
-    }
+    size_t f;
+    fy_px_buf_t *b = frame_begin(L, FY_PX_KVS, &f);
+    fy_px_put_u32(b, L->fence_n);
+    fy_px_put(b, L->fence.d + L->fence.off, L->fence.len - L->fence.off);
+    fy_px_frame_end(b, f);
+    send_all(L);
     L->fence.off = L->fence.len = 0;
     L->fence_n = 0;
     L->nfence = 0;
 }
 
+static void host_up_below(launch_t *L, host_t *h);
+
+/* In mpiexec: a frame of proxy h (sent by it, or relayed for it). */
 static int on_frame(launch_t *L, host_t *h, int type, fy_px_reader_t *r)
 {
-    fy_mpx_job_t *job = &L->job;
+    fy_mpx_job_t *job = L->job;
     switch (type) {
     case FY_PX_OUT: {
         uint32_t rank = fy_px_get_u32(r), dest = fy_px_get_u32(r);
@@ -258,10 +370,8 @@ static int on_frame(launch_t *L, host_t *h, int type, fy_px_reader_t *r)
             return -1;
         int was_broken = job->dest_broken[dest];
         fy_mpx_emit(job, (int)rank, (int)dest, p, n);
-        if (!was_broken && job->dest_broken[dest]) {
-            for (int i = 0; i < L->nh; i++)
-                send_broken(L, &L->h[i], (int)dest);
-        }
+        if (!was_broken && job->dest_broken[dest])
+            send_broken(L, NULL, (int)dest);
         return 0;
     }
     case FY_PX_FENCE: {
@@ -299,8 +409,61 @@ static int on_frame(launch_t *L, host_t *h, int type, fy_px_reader_t *r)
         return 0;
     case FY_PX_PONG: return 0;
     case FY_PX_STDIN_ACK: L->stdin_unacked -= fy_px_get_u32(r); return r->bad ? -1 : 0;
+    case FY_PX_UP:
+        if (h->parent < 0 || h->state != H_STARTING)
+            return -1;
+        host_up_below(L, h);
+        return 0;
+    case FY_PX_LOST: {
+        char *msg = fy_px_get_str(r);
+        if (msg == NULL || h->parent < 0)
+            return -1;
+        lose(L, h, msg);
+        free(msg);
+        return 0;
+    }
     default: return -1;
     }
+}
+
+/* A frame whose payload r is "u32 index, a whole frame": the inner frame's reader. */
+static int unwrap(fy_px_reader_t *r, uint32_t *index, int *type, fy_px_reader_t *inner)
+{
+    *index = fy_px_get_u32(r);
+    if (r->bad || r->left < 5)
+        return -1;
+    const uint8_t *p = r->p;
+    uint32_t n = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    if (n < 1 || (size_t)n + 4 != r->left)
+        return -1;
+    *type = p[4];
+    *inner = (fy_px_reader_t){p + 5, n - 1, 0};
+    return 0;
+}
+
+/* In a relay: a frame of child h goes up (wrapped, unless it is already a relayed one). */
+static int relay_frame(launch_t *L, host_t *h, int type, fy_px_reader_t *r)
+{
+    const uint8_t *raw = r->p - 5;
+    size_t rawlen = r->left + 5;
+    if (type == FY_PX_PONG)
+        return 0;
+    if (type == FY_PX_RELAY_UP) {
+        L->up(L->up_ctx, raw, rawlen);
+        return 0;
+    }
+    fy_px_buf_t b = {0};
+    size_t f = fy_px_frame_begin(&b, FY_PX_RELAY_UP);
+    fy_px_put_u32(&b, (uint32_t)h->index);
+    fy_px_put(&b, raw, rawlen);
+    fy_px_frame_end(&b, f);
+    L->up(L->up_ctx, b.d, b.len);
+    fy_px_buf_free(&b);
+    if (type == FY_PX_DONE) {
+        h->state = H_DONE;
+        host_close(h);
+    }
+    return 0;
 }
 
 static void host_input(launch_t *L, host_t *h)
@@ -309,15 +472,29 @@ static void host_input(launch_t *L, host_t *h)
     if (n == -2)
         return;
     if (n <= 0) {
-        host_lost(L, h, n == 0 ? "proxy connection lost" : "proxy connection broken");
+        lost(L, h, n == 0 ? "proxy connection lost" : "proxy connection broken");
         return;
     }
     h->last_rx = fy_mpx_now_ms();
     int type, rc;
     fy_px_reader_t r;
     while (h->state == H_UP && (rc = fy_px_conn_next(&h->conn, &type, &r)) != 0) {
-        if (rc < 0 || on_frame(L, h, type, &r) != 0) {
-            host_lost(L, h, "malformed message from the proxy");
+        if (rc > 0 && L->relay) {
+            rc = relay_frame(L, h, type, &r) == 0;
+        } else if (rc > 0 && type == FY_PX_RELAY_UP) {
+            uint32_t idx;
+            int itype;
+            fy_px_reader_t inner;
+            rc = unwrap(&r, &idx, &itype, &inner) == 0 && idx < (uint32_t)L->nh &&
+                 L->h[idx].via == (int)(h - L->h) && (int)idx != (int)(h - L->h) &&
+                 (L->h[idx].state != H_STARTING || itype == FY_PX_UP || itype == FY_PX_LOST);
+            if (rc && (L->h[idx].state == H_STARTING || L->h[idx].state == H_UP))
+                rc = on_frame(L, &L->h[idx], itype, &inner) == 0;
+        } else if (rc > 0) {
+            rc = on_frame(L, h, type, &r) == 0;
+        }
+        if (rc <= 0) {
+            lost(L, h, "malformed message from the proxy");
             return;
         }
     }
@@ -340,17 +517,14 @@ static void pend_drop(launch_t *L, int i, const char *why)
 static void peer_name(const struct sockaddr_storage *ss, char *out, size_t len)
 {
     char a[INET6_ADDRSTRLEN] = "?";
-    int port = 0;
     if (ss->ss_family == AF_INET) {
         const struct sockaddr_in *s4 = (const void *)ss;
         inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
-        port = ntohs(s4->sin_port);
-        snprintf(out, len, "%s:%d", a, port);
+        snprintf(out, len, "%s:%d", a, ntohs(s4->sin_port));
     } else {
         const struct sockaddr_in6 *s6 = (const void *)ss;
         inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
-        port = ntohs(s6->sin6_port);
-        snprintf(out, len, "[%s]:%d", a, port);
+        snprintf(out, len, "[%s]:%d", a, ntohs(s6->sin6_port));
     }
 }
 
@@ -386,22 +560,57 @@ static void on_accept(launch_t *L, int lfd)
     }
 }
 
+/* A host below a relay is connected there: from now on it gets frames. */
+static void host_up_below(launch_t *L, host_t *h)
+{
+    h->state = H_UP;
+    if (L->job->terminating) {
+        lose(L, h, "(the job ended before it started)"); /* quiet: the job is ending */
+        return;
+    }
+    send_job(L, h);
+}
+
 static void host_up(launch_t *L, host_t *h, fy_px_conn_t *c)
 {
     h->conn = *c;
     h->state = H_UP;
     h->last_rx = fy_mpx_now_ms();
     h->ping_at = h->last_rx + PING_MS;
-    if (h->errlen > 0) /* what the agent said on the way (warnings): pass it on */
-        fwrite(h->err, 1, h->errlen, stderr);
+    if (h->errlen > 0 && fwrite(h->err, 1, h->errlen, stderr) != h->errlen) {
+        /* what the agent said on the way (warnings), passed on if we can */
+    }
     h->errlen = 0;
-    if (L->job.terminating) {
+    if (L->relay) {
+        size_t f;
+        fy_px_buf_t *b = frame_begin(L, FY_PX_UP, &f);
+        fy_px_frame_end(b, f);
+        fy_px_buf_t w = {0};
+        size_t g = fy_px_frame_begin(&w, FY_PX_RELAY_UP);
+        fy_px_put_u32(&w, (uint32_t)h->index);
+        fy_px_put(&w, b->d, b->len);
+        fy_px_frame_end(&w, g);
+        L->up(L->up_ctx, w.d, w.len);
+        fy_px_buf_free(&w);
+        return;
+    }
+    if (L->job->terminating) {
         /* The job ended meanwhile: no work for it. It sees us close and exits. */
         h->state = H_FAILED;
         host_close(h);
         return;
     }
     send_job(L, h);
+}
+
+static host_t *child_of_index(launch_t *L, uint32_t idx)
+{
+    if (!L->relay)
+        return idx < (uint32_t)L->nh && L->h[idx].parent < 0 ? &L->h[idx] : NULL;
+    for (int i = 0; i < L->nh; i++)
+        if (L->h[i].index == (int)idx)
+            return &L->h[i];
+    return NULL;
 }
 
 static void pend_input(launch_t *L, int i)
@@ -428,7 +637,8 @@ static void pend_input(launch_t *L, int i)
         return;
     const uint8_t *q = proof + FY_PX_MAGIC_LEN;
     uint32_t idx = (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 | q[3];
-    if (idx >= (uint32_t)L->nh) {
+    host_t *h = child_of_index(L, idx);
+    if (h == NULL) {
         pend_drop(L, i, "unknown proxy index");
         return;
     }
@@ -437,7 +647,6 @@ static void pend_input(launch_t *L, int i)
         pend_drop(L, i, "wrong key (failed authentication)");
         return;
     }
-    host_t *h = &L->h[idx];
     if (h->state != H_STARTING) {
         pend_drop(L, i, "a second proxy for a host already connected");
         return;
@@ -483,7 +692,7 @@ static char *shell_word(const char *s)
     return w;
 }
 
-static void start_agent(launch_t *L, host_t *h, int idx)
+static void start_agent(launch_t *L, host_t *h)
 {
     int in[2], err[2];
     if (pipe2(in, O_CLOEXEC) != 0)
@@ -494,8 +703,8 @@ static void start_agent(launch_t *L, host_t *h, int idx)
         goto fail;
     }
     char index[16], port[16];
-    snprintf(index, sizeof(index), "%d", idx);
-    snprintf(port, sizeof(port), "%d", L->port);
+    snprintf(index, sizeof(index), "%d", h->index);
+    snprintf(port, sizeof(port), "%d", L->ls.port);
     int direct = L->agent[0] == '\0' || fy_mpx_host_is_local(h->name);
     char *args[12];
     int n = 0;
@@ -505,7 +714,7 @@ static void start_agent(launch_t *L, host_t *h, int idx)
     }
     args[n++] = direct ? strdup(L->proxy_path) : shell_word(L->proxy_path);
     args[n++] = "--connect";
-    args[n++] = direct ? strdup(L->addrs) : shell_word(L->addrs);
+    args[n++] = direct ? strdup(L->ls.addrs) : shell_word(L->ls.addrs);
     args[n++] = "--port";
     args[n++] = port;
     args[n++] = "--index";
@@ -552,15 +761,12 @@ static void start_agent(launch_t *L, host_t *h, int idx)
     close(in[1]);
     return;
 fail:
-    h->state = H_FAILED;
-    fy_mpx_job_fail(&L->job, FAIL_STATUS, "host %s: cannot start the launcher agent: %s",
-                    h->name, strerror(errno));
+    lost(L, h, "cannot start the launcher agent: %s", strerror(errno));
 }
 
 /* Reads what the agent wrote on stderr: kept while its proxy is not up, passed on after. */
-static void agent_err(launch_t *L, host_t *h)
+static void agent_err(host_t *h)
 {
-    (void)L;
     char buf[4096];
     for (;;) {
         ssize_t n = read(h->err_fd, buf, sizeof(buf));
@@ -587,14 +793,12 @@ static void agent_exited(launch_t *L, host_t *h, int status)
 {
     h->agent = 0;
     if (h->err_fd >= 0)
-        agent_err(L, h);
+        agent_err(h);
     if (h->state != H_STARTING)
         return;
-    h->state = H_FAILED;
     /* Its stderr as one line: trailing newlines off, inner ones as "; ". */
     while (h->errlen > 0 && (h->err[h->errlen - 1] == '\n' || h->err[h->errlen - 1] == '\r'))
         h->errlen--;
-    h->err[h->errlen < ERRBUF ? h->errlen : ERRBUF - 1] = '\0';
     char said[ERRBUF + 64] = "";
     size_t o = 0;
     for (size_t i = 0; i < h->errlen && o + 3 < sizeof(said); i++) {
@@ -612,19 +816,12 @@ static void agent_exited(launch_t *L, host_t *h, int status)
     else
         snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(status));
     const char *agent = L->agent[0] ? L->agent : "the proxy";
-    if (said[0] != '\0')
-        fy_mpx_job_fail(&L->job, FAIL_STATUS,
-                        "host %s: cannot start the proxy: '%s' %s before the proxy connected: %s",
-                        h->name, agent, how, said);
-    else
-        fy_mpx_job_fail(&L->job, FAIL_STATUS,
-                        "host %s: cannot start the proxy: '%s' %s before the proxy connected",
-                        h->name, agent, how);
+    lost(L, h, "cannot start the proxy: '%s' %s before the proxy connected%s%s", agent, how,
+         said[0] ? ": " : "", said);
 }
 
-static void on_child(fy_mpx_job_t *job)
+static void reap_agents(launch_t *L)
 {
-    launch_t *L = L_of(job);
     for (int i = 0; i < L->nh; i++) {
         host_t *h = &L->h[i];
         int status;
@@ -633,7 +830,7 @@ static void on_child(fy_mpx_job_t *job)
     }
 }
 
-/* ---- The link's hooks ---- */
+/* ---- Polling, timers ---- */
 
 static void add_ent(launch_t *L, struct pollfd *pfd, int *n, int fd, short ev, enum ent_kind k,
                     int who)
@@ -644,12 +841,11 @@ static void add_ent(launch_t *L, struct pollfd *pfd, int *n, int fd, short ev, e
     (*n)++;
 }
 
-static int link_add(fy_mpx_job_t *job, struct pollfd *pfd)
+static int down_add(launch_t *L, struct pollfd *pfd)
 {
-    launch_t *L = L_of(job);
     int n = 0;
-    for (int i = 0; i < L->nlfd; i++)
-        add_ent(L, pfd, &n, L->lfd[i], POLLIN, E_LISTEN, i);
+    for (int i = 0; i < L->ls.nlfd; i++)
+        add_ent(L, pfd, &n, L->ls.lfd[i], POLLIN, E_LISTEN, i);
     for (int i = 0; i < L->npend; i++) {
         pending_t *p = &L->pend[i];
         add_ent(L, pfd, &n, p->conn.fd,
@@ -663,34 +859,36 @@ static int link_add(fy_mpx_job_t *job, struct pollfd *pfd)
             add_ent(L, pfd, &n, h->conn.fd,
                     POLLIN | (h->conn.out.len > h->conn.out.off ? POLLOUT : 0), E_HOST, i);
     }
-    host_t *h0 = &L->h[L->rank0];
-    if (job->stdin_open && h0->state == H_UP && L->stdin_unacked < STDIN_WINDOW)
-        add_ent(L, pfd, &n, 0, POLLIN, E_STDIN, -1);
+    if (!L->relay) {
+        fy_mpx_job_t *job = L->job;
+        host_t *h0 = &L->h[L->rank0];
+        if (job->stdin_open && h0->state == H_UP && L->stdin_unacked < STDIN_WINDOW)
+            add_ent(L, pfd, &n, 0, POLLIN, E_STDIN, -1);
+    }
     return n;
 }
 
 static void stdin_input(launch_t *L)
 {
-    fy_mpx_job_t *job = &L->job;
-    host_t *h = &L->h[L->rank0];
+    fy_mpx_job_t *job = L->job;
     char buf[65536];
     ssize_t n = read(0, buf, sizeof(buf));
     if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
         return;
     if (n < 0)
         n = 0;
-    size_t f = fy_px_frame_begin(&h->conn.out, FY_PX_STDIN);
-    fy_px_put_bytes(&h->conn.out, buf, (size_t)n);
-    fy_px_frame_end(&h->conn.out, f);
+    size_t f;
+    fy_px_buf_t *b = frame_begin(L, FY_PX_STDIN, &f);
+    fy_px_put_bytes(b, buf, (size_t)n);
+    fy_px_frame_end(b, f);
     L->stdin_unacked += n;
     if (n == 0)
         job->stdin_open = 0; /* the empty message says so to the proxy */
-    host_send_flush(L, h);
+    send_frame(L, &L->h[L->rank0]);
 }
 
-static void link_ready(fy_mpx_job_t *job, struct pollfd *pfd, int n)
+static void down_ready(launch_t *L, struct pollfd *pfd, int n)
 {
-    launch_t *L = L_of(job);
     /* Handshakes move entries of pend: take them by descriptor, from the last. */
     int pend_fds[PEND_MAX], npf = 0;
     for (int k = 0; k < n; k++) {
@@ -701,19 +899,19 @@ static void link_ready(fy_mpx_job_t *job, struct pollfd *pfd, int n)
         case E_LISTEN: on_accept(L, pfd[k].fd); break;
         case E_PEND: pend_fds[npf++] = pfd[k].fd; break;
         case E_ERR:
-            if (L->h[w].err_fd >= 0)
-                agent_err(L, &L->h[w]);
+            if (L->h[w].err_fd == pfd[k].fd)
+                agent_err(&L->h[w]);
             break;
         case E_HOST:
             if (L->h[w].conn.fd == pfd[k].fd) {
                 if (pfd[k].revents & POLLOUT)
-                    host_send_flush(L, &L->h[w]);
+                    host_flush(L, &L->h[w]);
                 if (L->h[w].conn.fd >= 0 && (pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
                     host_input(L, &L->h[w]);
             }
             break;
         case E_STDIN:
-            if (L->h[L->rank0].state == H_UP && job->stdin_open)
+            if (L->h[L->rank0].state == H_UP && L->job->stdin_open)
                 stdin_input(L);
             break;
         }
@@ -732,9 +930,8 @@ static void link_ready(fy_mpx_job_t *job, struct pollfd *pfd, int n)
     }
 }
 
-static long long link_tick(fy_mpx_job_t *job, long long now)
+static long long down_tick(launch_t *L, long long now)
 {
-    launch_t *L = L_of(job);
     long long wake = -1;
 #define WAKE(t)                                                                                    \
     do {                                                                                           \
@@ -743,8 +940,9 @@ static long long link_tick(fy_mpx_job_t *job, long long now)
     } while (0)
     if (!L->started) {
         L->started = 1;
-        for (int i = 0; i < L->nh && !job->terminating; i++)
-            start_agent(L, &L->h[i], i);
+        for (int i = 0; i < L->nh && !L->job->terminating; i++)
+            if (L->h[i].parent < 0)
+                start_agent(L, &L->h[i]);
     }
     for (int i = L->npend - 1; i >= 0; i--) {
         if (now >= L->pend[i].deadline)
@@ -755,14 +953,16 @@ static long long link_tick(fy_mpx_job_t *job, long long now)
     int all_done = 1;
     for (int i = 0; i < L->nh; i++) {
         host_t *h = &L->h[i];
-        if (h->state == H_UP) {
+        if (h->state == H_UP && h->conn.fd >= 0) {
             if (now - h->last_rx >= DEAD_MS) {
-                host_lost(L, h, "no answer from the proxy for 5 s (host down or unreachable?)");
+                lost(L, h, "no answer from the proxy for 5 s (host down or unreachable?)");
             } else {
                 if (now >= h->ping_at) {
-                    size_t f = fy_px_frame_begin(&h->conn.out, FY_PX_PING);
-                    fy_px_frame_end(&h->conn.out, f);
-                    host_send_flush(L, h);
+                    size_t f;
+                    fy_px_buf_t *b = frame_begin(L, FY_PX_PING, &f);
+                    fy_px_frame_end(b, f);
+                    fy_px_put(&h->conn.out, b->d, b->len);
+                    host_flush(L, h);
                     h->ping_at = now + PING_MS;
                 }
                 if (h->state == H_UP) {
@@ -797,9 +997,8 @@ static long long link_tick(fy_mpx_job_t *job, long long now)
 #undef WAKE
 }
 
-static int link_busy(fy_mpx_job_t *job)
+static int down_busy(launch_t *L)
 {
-    launch_t *L = L_of(job);
     for (int i = 0; i < L->nh; i++) {
         if (L->h[i].state == H_STARTING || L->h[i].state == H_UP || L->h[i].agent > 0)
             return 1;
@@ -807,273 +1006,226 @@ static int link_busy(fy_mpx_job_t *job)
     return 0;
 }
 
+/* ---- mpiexec's link ---- */
+
+static int link_add(fy_mpx_job_t *job, struct pollfd *pfd)
+{
+    return down_add(L_of(job), pfd);
+}
+
+static void link_ready(fy_mpx_job_t *job, struct pollfd *pfd, int n)
+{
+    down_ready(L_of(job), pfd, n);
+}
+
+static long long link_tick(fy_mpx_job_t *job, long long now)
+{
+    return down_tick(L_of(job), now);
+}
+
+static int link_busy(fy_mpx_job_t *job)
+{
+    return down_busy(L_of(job));
+}
+
+static void link_child(fy_mpx_job_t *job)
+{
+    reap_agents(L_of(job));
+}
+
+static void link_signal(fy_mpx_job_t *job, int sig)
+{
+    send_signal(L_of(job), sig);
+}
+
 static const fy_mpx_link_t launch_link = {
     .add = link_add,
     .ready = link_ready,
     .tick = link_tick,
     .busy = link_busy,
-    .child = on_child,
-    .signal = send_signal,
+    .child = link_child,
+    .signal = link_signal,
 };
 
-/* ---- Setting up ---- */
+/* ---- A relay, in a proxy ---- */
 
-/* The address of the interface that routes to host (a UDP socket connected to it). */
-static int route_to(const char *host, struct sockaddr_storage *out)
+struct fy_mpx_relay {
+    launch_t L;
+};
+
+fy_mpx_relay_t *fy_mpx_relay_new(fy_mpx_job_t *job, const uint8_t *secret, const char *agent,
+                                 const char *proxy, const char *listen_addr, int self, int ndesc,
+                                 const int *index, char *const *name, const int *parent,
+                                 void (*up)(void *ctx, const void *frame, size_t len), void *ctx)
 {
-    struct addrinfo hints = {.ai_socktype = SOCK_DGRAM}, *ai;
-    if (getaddrinfo(host, "9", &hints, &ai) != 0)
-        return -1;
-    int rc = -1;
-    for (struct addrinfo *a = ai; a != NULL && rc != 0; a = a->ai_next) {
-        int fd = socket(a->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        if (fd < 0)
+    fy_mpx_relay_t *R = calloc(1, sizeof(*R));
+    if (R == NULL)
+        return NULL;
+    launch_t *L = &R->L;
+    L->job = job;
+    L->relay = 1;
+    L->self = self;
+    L->up = up;
+    L->up_ctx = ctx;
+    memcpy(L->secret, secret, FY_PX_SECRET_LEN);
+    snprintf(L->agent, sizeof(L->agent), "%s", agent);
+    snprintf(L->proxy_path, sizeof(L->proxy_path), "%s", proxy);
+    L->ndesc = ndesc;
+    L->desc_index = calloc((size_t)ndesc, sizeof(int));
+    L->desc_parent = calloc((size_t)ndesc, sizeof(int));
+    L->h = calloc((size_t)ndesc, sizeof(*L->h));
+    if (L->desc_index == NULL || L->desc_parent == NULL || L->h == NULL)
+        goto err;
+    for (int i = 0; i < ndesc; i++) {
+        L->desc_index[i] = index[i];
+        L->desc_parent[i] = parent[i];
+        if (parent[i] != self)
             continue;
-        socklen_t sl = sizeof(*out);
-        if (connect(fd, a->ai_addr, a->ai_addrlen) == 0 &&
-            getsockname(fd, (struct sockaddr *)out, &sl) == 0)
-            rc = 0;
-        close(fd);
+        host_t *h = &L->h[L->nh++];
+        *h = (host_t){.index = index[i], .name = name[i], .parent = -1, .err_fd = -1,
+                      .conn = {.fd = -1}};
     }
-    freeaddrinfo(ai);
-    return rc;
-}
-
-static int addr_usable(const struct sockaddr *sa)
-{
-    if (sa == NULL)
-        return 0;
-    if (sa->sa_family == AF_INET)
-        return 1;
-    if (sa->sa_family == AF_INET6) {
-        const struct in6_addr *a = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
-        return !IN6_IS_ADDR_LINKLOCAL(a) && !IN6_IS_ADDR_LOOPBACK(a);
-    }
-    return 0;
-}
-
-/* Does sa lie in cidr ("10.77.1.0/24", "fd77:1::/64")? -1 if cidr is not one. */
-static int in_cidr(const struct sockaddr *sa, const char *cidr)
-{
-    char net[INET6_ADDRSTRLEN];
-    const char *slash = strchr(cidr, '/');
-    if (slash == NULL || (size_t)(slash - cidr) >= sizeof(net))
-        return -1;
-    memcpy(net, cidr, (size_t)(slash - cidr));
-    net[slash - cidr] = '\0';
-    char *end;
-    long bits = strtol(slash + 1, &end, 10);
-    uint8_t want[16], have[16];
-    int fam = strchr(net, ':') ? AF_INET6 : AF_INET, len = fam == AF_INET ? 4 : 16;
-    if (*end != '\0' || bits < 0 || bits > len * 8 || inet_pton(fam, net, want) != 1)
-        return -1;
-    if (sa->sa_family != fam)
-        return 0;
-    if (fam == AF_INET)
-        memcpy(have, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
-    else
-        memcpy(have, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, 16);
-    for (int b = 0; b < bits; b++) {
-        int m = 0x80 >> (b % 8);
-        if ((want[b / 8] & m) != (have[b / 8] & m))
-            return 0;
-    }
-    return 1;
-}
-
-static void ntop(const struct sockaddr *sa, char *out, size_t len)
-{
-    if (sa->sa_family == AF_INET)
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, out,
-                  (socklen_t)len);
-    else
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, out,
-                  (socklen_t)len);
-}
-
-static int listen_on(launch_t *L, const struct sockaddr *sa, socklen_t sl)
-{
-    int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    if (sa->sa_family == AF_INET6) {
-        int zero = 0;
-        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-    }
-    struct sockaddr_storage ss;
-    socklen_t len = sizeof(ss);
-    if (bind(fd, sa, sl) != 0 || listen(fd, 128) != 0 ||
-        getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
-        int e = errno;
-        close(fd);
-        errno = e;
-        return -1;
-    }
-    L->port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
-                                            : ((struct sockaddr_in6 *)&ss)->sin6_port);
-    L->lfd[L->nlfd++] = fd;
-    return 0;
-}
-
-static void add_addr(launch_t *L, const struct sockaddr *sa)
-{
-    char a[INET6_ADDRSTRLEN];
-    ntop(sa, a, sizeof(a));
-    size_t used = strlen(L->addrs);
-    if (used + strlen(a) + 2 < sizeof(L->addrs))
-        snprintf(L->addrs + used, sizeof(L->addrs) - used, "%s%s", used ? "," : "", a);
-}
-
-/* Where proxies connect: -iface (a name or a CIDR), else the address that routes to the first
- * other host; when mpiexec cannot resolve that host (the agent may: ssh's configuration, a
- * cluster's own name service), every address of ours, which proxies try all at once. */
-static int choose_address(launch_t *L, const char *first_remote)
-{
-    const char *iface = L->job.opts->iface;
-    struct sockaddr_storage ss;
-    socklen_t sl;
-    if (iface != NULL) {
-        struct ifaddrs *ifa;
-        struct sockaddr none = {.sa_family = AF_UNSPEC};
-        if (strchr(iface, '/') != NULL && in_cidr(&none, iface) < 0) {
-            fprintf(stderr, FY_MPX_PROG ": -iface '%s': not an interface name or a network "
-                    "(address/bits)\n", iface);
-            return -1;
-        }
-        if (strchr(iface, '/') == NULL && if_nametoindex(iface) == 0) {
-            fprintf(stderr, FY_MPX_PROG ": -iface '%s': no such network interface\n", iface);
-            return -1;
-        }
-        if (getifaddrs(&ifa) != 0) {
-            fprintf(stderr, FY_MPX_PROG ": getifaddrs: %s\n", strerror(errno));
-            return -1;
-        }
-        /* IPv4 first, then IPv6: the first address that matches. */
-        const struct sockaddr *found = NULL;
-        for (int pass = 0; pass < 2 && found == NULL; pass++) {
-            for (struct ifaddrs *i = ifa; i != NULL && found == NULL; i = i->ifa_next) {
-                if (!addr_usable(i->ifa_addr) ||
-                    i->ifa_addr->sa_family != (pass == 0 ? AF_INET : AF_INET6))
-                    continue;
-                int match = strchr(iface, '/') ? in_cidr(i->ifa_addr, iface) == 1
-                                               : strcmp(i->ifa_name, iface) == 0;
-                if (match)
-                    found = i->ifa_addr;
-            }
-        }
-        if (found == NULL) {
-            fprintf(stderr, FY_MPX_PROG ": -iface '%s': %s\n", iface,
-                    strchr(iface, '/') ? "no address of this machine is in that network"
-                                       : "the interface has no usable address");
-            freeifaddrs(ifa);
-            return -1;
-        }
-        sl = found->sa_family == AF_INET ? sizeof(struct sockaddr_in)
-                                         : sizeof(struct sockaddr_in6);
-        memcpy(&ss, found, sl);
-        freeifaddrs(ifa);
-    } else if (L->agent[0] == '\0') {
-        /* Every proxy runs here (-launcher fork): the loopback. */
-        struct sockaddr_in lo = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-        memcpy(&ss, &lo, sizeof(lo));
-        sl = sizeof(lo);
-    } else if (first_remote != NULL && route_to(first_remote, &ss) == 0) {
-        sl = ss.ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
-    } else {
-        /* Every address, on one socket that takes both families. */
-        struct sockaddr_in6 any6 = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_ANY_INIT};
-        struct sockaddr_in any4 = {.sin_family = AF_INET, .sin_addr.s_addr = INADDR_ANY};
-        if (listen_on(L, (struct sockaddr *)&any6, sizeof(any6)) != 0 &&
-            listen_on(L, (struct sockaddr *)&any4, sizeof(any4)) != 0) {
-            fprintf(stderr, FY_MPX_PROG ": cannot listen for proxies: %s\n", strerror(errno));
-            return -1;
-        }
-        struct ifaddrs *ifa;
-        if (getifaddrs(&ifa) == 0) {
-            for (int pass = 0; pass < 2; pass++)
-                for (struct ifaddrs *i = ifa; i != NULL; i = i->ifa_next)
-                    if (addr_usable(i->ifa_addr) && (i->ifa_flags & IFF_UP) &&
-                        !(i->ifa_flags & IFF_LOOPBACK) &&
-                        i->ifa_addr->sa_family == (pass == 0 ? AF_INET : AF_INET6))
-                        add_addr(L, i->ifa_addr);
-            freeifaddrs(ifa);
-        }
-        if (L->addrs[0] == '\0')
-            snprintf(L->addrs, sizeof(L->addrs), "127.0.0.1");
-        return 0;
-    }
-    if (ss.ss_family == AF_INET)
-        ((struct sockaddr_in *)&ss)->sin_port = 0;
-    else
-        ((struct sockaddr_in6 *)&ss)->sin6_port = 0;
-    if (listen_on(L, (struct sockaddr *)&ss, sl) != 0) {
-        char a[INET6_ADDRSTRLEN];
-        ntop((struct sockaddr *)&ss, a, sizeof(a));
-        fprintf(stderr, FY_MPX_PROG ": cannot listen for proxies on %s: %s\n", a,
+    L->slots = 2 + PEND_MAX + 2 * L->nh;
+    L->kind = calloc((size_t)L->slots, sizeof(*L->kind));
+    L->who = calloc((size_t)L->slots, sizeof(*L->who));
+    if (L->kind == NULL || L->who == NULL)
+        goto err;
+    if (fy_mpx_listen_at(&L->ls, listen_addr) != 0) {
+        fprintf(stderr, "ferry-proxy: cannot listen for child proxies on %s: %s\n", listen_addr,
                 strerror(errno));
-        return -1;
+        goto err;
     }
-    add_addr(L, (struct sockaddr *)&ss);
-    return 0;
+    return R;
+err:
+    fy_mpx_relay_free(R);
+    return NULL;
 }
 
-/* path as execvp would find it: 0, or -1. */
-static int find_program(const char *name, char *out, size_t len)
+void fy_mpx_relay_free(fy_mpx_relay_t *R)
 {
-    if (strchr(name, '/') != NULL) {
-        snprintf(out, len, "%s", name);
-        return access(name, X_OK) == 0 ? 0 : -1;
+    if (R == NULL)
+        return;
+    launch_t *L = &R->L;
+    for (int i = 0; i < L->nh; i++) {
+        host_close(&L->h[i]);
+        if (L->h[i].err_fd >= 0)
+            close(L->h[i].err_fd);
     }
-    const char *p = getenv("PATH");
-    if (p == NULL)
-        p = "/usr/local/bin:/usr/bin:/bin";
-    while (*p != '\0') {
-        size_t n = strcspn(p, ":");
-        snprintf(out, len, "%.*s/%s", n ? (int)n : 1, n ? p : ".", name);
-        struct stat st;
-        if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
-            return 0;
-        p += n + (p[n] == ':');
-    }
-    return -1;
+    while (L->npend > 0)
+        pend_drop(L, L->npend - 1, NULL);
+    for (int i = 0; i < L->ls.nlfd; i++)
+        close(L->ls.lfd[i]);
+    fy_px_buf_free(&L->scratch);
+    explicit_bzero(L->secret, sizeof(L->secret));
+    free(L->desc_index);
+    free(L->desc_parent);
+    free(L->kind);
+    free(L->who);
+    free(L->h);
+    free(R);
 }
 
-static int find_proxy(launch_t *L)
+int fy_mpx_relay_slots(const fy_mpx_relay_t *R)
 {
-    const char *env = getenv("FERRY_PROXY");
-    if (env != NULL && *env != '\0') {
-        if (realpath(env, L->proxy_path) == NULL || access(L->proxy_path, X_OK) != 0) {
-            fprintf(stderr, FY_MPX_PROG ": FERRY_PROXY='%s': not an executable file\n", env);
-            return -1;
+    return R->L.slots;
+}
+
+int fy_mpx_relay_add(fy_mpx_relay_t *R, struct pollfd *pfd)
+{
+    return down_add(&R->L, pfd);
+}
+
+void fy_mpx_relay_ready(fy_mpx_relay_t *R, struct pollfd *pfd, int n)
+{
+    down_ready(&R->L, pfd, n);
+}
+
+long long fy_mpx_relay_tick(fy_mpx_relay_t *R, long long now)
+{
+    return down_tick(&R->L, now);
+}
+
+int fy_mpx_relay_busy(fy_mpx_relay_t *R)
+{
+    return down_busy(&R->L);
+}
+
+void fy_mpx_relay_child(fy_mpx_relay_t *R)
+{
+    reap_agents(&R->L);
+}
+
+void fy_mpx_relay_signal(fy_mpx_relay_t *R, int sig)
+{
+    send_signal(&R->L, sig);
+}
+
+void fy_mpx_relay_down(fy_mpx_relay_t *R, uint32_t dest, const void *frame, size_t len)
+{
+    launch_t *L = &R->L;
+    for (int i = 0; i < L->nh; i++) {
+        host_t *h = &L->h[i];
+        if (dest != FY_PX_ALL) {
+            /* The child on dest's way: dest itself, or the one of its ancestors below us. */
+            int at = (int)dest, hops = 0;
+            while (at != h->index && hops++ <= L->ndesc) {
+                int k = 0;
+                while (k < L->ndesc && L->desc_index[k] != at)
+                    k++;
+                if (k == L->ndesc || L->desc_parent[k] == L->self)
+                    break;
+                at = L->desc_parent[k];
+            }
+            if (at != h->index)
+                continue;
         }
-        return 0;
+        if (h->state != H_UP || h->conn.fd < 0)
+            continue;
+        fy_px_put(&h->conn.out, frame, len);
+        host_flush(L, h);
     }
-    char self[PATH_MAX - 16];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (n <= 0) {
-        fprintf(stderr, FY_MPX_PROG ": cannot find our own program (/proc/self/exe)\n");
-        return -1;
+}
+
+void fy_mpx_relay_abandon(fy_mpx_relay_t *R)
+{
+    launch_t *L = &R->L;
+    for (int i = 0; i < L->nh; i++) {
+        host_t *h = &L->h[i];
+        if (h->state == H_STARTING && h->agent > 0)
+            kill(h->agent, SIGTERM);
+        if (h->state == H_STARTING || h->state == H_UP)
+            h->state = H_FAILED;
+        host_close(h);
     }
-    self[n] = '\0';
-    char *slash = strrchr(self, '/');
-    *slash = '\0';
-    snprintf(L->proxy_path, sizeof(L->proxy_path), "%s/ferry-proxy", self);
-    if (access(L->proxy_path, X_OK) != 0) {
-        fprintf(stderr, FY_MPX_PROG ": the proxy '%s' is missing (it is installed beside "
-                "mpiexec; FERRY_PROXY names another)\n", L->proxy_path);
-        return -1;
+}
+
+/* ---- Setting up, in mpiexec ---- */
+
+/* Hosts lo..hi-1 hang off parent: at most `fanout` subtrees of nearly equal size, each led by
+ * its first host. */
+static void build_tree(launch_t *L, int lo, int hi, int parent, int fanout)
+{
+    int n = hi - lo;
+    if (n <= 0)
+        return;
+    int g = n < fanout ? n : fanout, a = lo;
+    for (int k = 0; k < g; k++) {
+        int size = n / g + (k < n % g);
+        L->h[a].parent = parent;
+        build_tree(L, a + 1, a + size, a, fanout);
+        a += size;
     }
-    return 0;
 }
 
 int fy_mpx_launch(const fy_mpx_opts_t *opts)
 {
     launch_t *L = calloc(1, sizeof(*L));
-    if (L == NULL || fy_mpx_job_init(&L->job, opts, 0, opts->np) != 0) {
+    if (L == NULL || fy_mpx_job_init(&L->own, opts, 0, opts->np) != 0) {
         fprintf(stderr, FY_MPX_PROG ": out of memory\n");
         return 1;
     }
-    fy_mpx_job_t *job = &L->job;
+    L->job = &L->own;
+    fy_mpx_job_t *job = L->job;
     snprintf(job->kvsname, sizeof(job->kvsname), "fy%ldx%lx", (long)getpid(),
              (unsigned long)(fy_mpx_now_ms() & 0xffffffff));
 
@@ -1092,8 +1244,8 @@ int fy_mpx_launch(const fy_mpx_opts_t *opts)
         if (count[i] == 0)
             continue;
         host_t *h = &L->h[L->nh];
-        *h = (host_t){.id = i, .name = hs->h[i].name, .nranks = count[i], .err_fd = -1,
-                      .conn = {.fd = -1}};
+        *h = (host_t){.id = i, .index = L->nh, .name = hs->h[i].name, .nranks = count[i],
+                      .parent = -1, .err_fd = -1, .conn = {.fd = -1}};
         if (opts->host_of[0] == i)
             L->rank0 = L->nh;
         if (first_remote == NULL && !fy_mpx_host_is_local(h->name))
@@ -1101,12 +1253,24 @@ int fy_mpx_launch(const fy_mpx_opts_t *opts)
         L->nh++;
     }
     free(count);
+    /* The tree (flat up to the fan-out). */
+    const char *fo = getenv("FERRY_PROXY_FANOUT");
+    int fanout = fo != NULL && atoi(fo) >= 2 ? atoi(fo) : FANOUT;
+    build_tree(L, 0, L->nh, -1, fanout);
+    for (int i = 0; i < L->nh; i++) {
+        int j = i;
+        while (L->h[j].parent >= 0) {
+            j = L->h[j].parent;
+            L->h[j].ndesc++;
+        }
+        L->h[i].via = j;
+    }
 
-    if (find_proxy(L) != 0)
+    if (fy_mpx_find_proxy(L->proxy_path, sizeof(L->proxy_path)) != 0)
         return 1;
     if (strcmp(opts->launcher, "fork") != 0 || opts->launcher_exec != NULL) {
         const char *agent = opts->launcher_exec ? opts->launcher_exec : opts->launcher;
-        if (find_program(agent, L->agent, sizeof(L->agent)) != 0) {
+        if (fy_mpx_find_program(agent, L->agent, sizeof(L->agent)) != 0) {
             if (opts->launcher_exec != NULL)
                 fprintf(stderr, FY_MPX_PROG ": the launcher agent '%s' (-launcher-exec) is not "
                         "an executable file\n", agent);
@@ -1121,14 +1285,14 @@ int fy_mpx_launch(const fy_mpx_opts_t *opts)
         fprintf(stderr, FY_MPX_PROG ": getrandom: %s\n", strerror(errno));
         return 1;
     }
-    if (choose_address(L, first_remote) != 0)
+    if (fy_mpx_listen_choose(&L->ls, opts->iface, L->agent[0] == '\0', first_remote) != 0)
         return 1;
 
-    L->job.link = &launch_link;
-    L->job.link_ctx = L;
-    L->job.link_slots = 2 + PEND_MAX + 2 * L->nh + 1;
-    L->kind = calloc((size_t)L->job.link_slots, sizeof(*L->kind));
-    L->who = calloc((size_t)L->job.link_slots, sizeof(*L->who));
+    job->link = &launch_link;
+    job->link_ctx = L;
+    L->slots = job->link_slots = 2 + PEND_MAX + 2 * L->nh + 1;
+    L->kind = calloc((size_t)L->slots, sizeof(*L->kind));
+    L->who = calloc((size_t)L->slots, sizeof(*L->who));
     if (L->kind == NULL || L->who == NULL) {
         fprintf(stderr, FY_MPX_PROG ": out of memory\n");
         return 1;
@@ -1142,9 +1306,10 @@ int fy_mpx_launch(const fy_mpx_opts_t *opts)
     }
     while (L->npend > 0)
         pend_drop(L, L->npend - 1, NULL);
-    for (int i = 0; i < L->nlfd; i++)
-        close(L->lfd[i]);
+    for (int i = 0; i < L->ls.nlfd; i++)
+        close(L->ls.lfd[i]);
     fy_px_buf_free(&L->fence);
+    fy_px_buf_free(&L->scratch);
     explicit_bzero(L->secret, sizeof(L->secret));
     free(L->kind);
     free(L->who);

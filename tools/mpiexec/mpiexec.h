@@ -17,6 +17,7 @@
 
 #include <poll.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -240,5 +241,47 @@ void fy_mpx_emit(fy_mpx_job_t *job, int rank, int dest, const char *buf, size_t 
 
 /* launch.c: the job across hosts (mpiexec's side). */
 int fy_mpx_launch(const fy_mpx_opts_t *opts);
+
+/* launch.c, in a proxy that relays for child proxies (the tree): starts their agents, accepts
+ * and authenticates them, passes frames between them and mpiexec (up: each as it comes, in
+ * RELAY_UP, through `up`), keeps them alive. The proxy's link calls the hooks below beside its
+ * own. index/name/parent: every proxy below this one (parent: a proxy index). NULL when out of
+ * memory or when it cannot listen (message printed). */
+typedef struct fy_mpx_relay fy_mpx_relay_t;
+fy_mpx_relay_t *fy_mpx_relay_new(fy_mpx_job_t *job, const uint8_t *secret, const char *agent,
+                                 const char *proxy, const char *listen_addr, int self, int ndesc,
+                                 const int *index, char *const *name, const int *parent,
+                                 void (*up)(void *ctx, const void *frame, size_t len), void *ctx);
+int fy_mpx_relay_slots(const fy_mpx_relay_t *R);
+int fy_mpx_relay_add(fy_mpx_relay_t *R, struct pollfd *pfd);
+void fy_mpx_relay_ready(fy_mpx_relay_t *R, struct pollfd *pfd, int n);
+long long fy_mpx_relay_tick(fy_mpx_relay_t *R, long long now);
+int fy_mpx_relay_busy(fy_mpx_relay_t *R);
+void fy_mpx_relay_child(fy_mpx_relay_t *R);
+void fy_mpx_relay_signal(fy_mpx_relay_t *R, int sig);
+/* A whole RELAY_DOWN frame from mpiexec for proxy dest (or FY_PX_ALL) below us. */
+void fy_mpx_relay_down(fy_mpx_relay_t *R, uint32_t dest, const void *frame, size_t len);
+/* mpiexec is gone: drop the children (they end their ranks when they see it). */
+void fy_mpx_relay_abandon(fy_mpx_relay_t *R);
+void fy_mpx_relay_free(fy_mpx_relay_t *R);
+
+/* pxaddr.c: where proxies connect, and the programs. */
+typedef struct fy_mpx_listen {
+    int lfd[2];
+    int nlfd;
+    char addrs[1024]; /* what proxies connect to, comma-separated */
+    int port;
+} fy_mpx_listen_t;
+/* -iface (name or network), else: the loopback when every proxy runs here (all_here), the
+ * address routing to first_remote, or every address of ours. 0, or -1 (message printed). */
+int fy_mpx_listen_choose(fy_mpx_listen_t *ls, const char *iface, int all_here,
+                         const char *first_remote);
+/* On one address (a proxy relaying: the address mpiexec reached it by). 0 or -1 (errno). */
+int fy_mpx_listen_at(fy_mpx_listen_t *ls, const char *addr);
+/* As execvp would find name: 0 with out set, or -1. */
+int fy_mpx_find_program(const char *name, char *out, size_t len);
+/* ferry-proxy beside our own executable, or $FERRY_PROXY; out holds PATH_MAX. 0, or -1
+ * (message printed). */
+int fy_mpx_find_proxy(char *out, size_t len);
 
 #endif

@@ -32,6 +32,7 @@ enum fy_px_type {
     FY_PX_SIGNAL,  /* u32 signal for every rank (the first one ends the job) */
     FY_PX_PING,    /* keepalive, answered by PONG */
     FY_PX_BROKEN,  /* u32 fd (1, 2): our output there has no reader; close the ranks' pipes */
+    FY_PX_RELAY_DOWN, /* u32 proxy index (or FY_PX_ALL), a whole frame for it (the tree) */
     /* proxy -> mpiexec */
     FY_PX_OUT = 16, /* u32 rank, u32 fd (1, 2), bytes */
     FY_PX_FENCE,    /* all ranks of the host entered a PMI barrier: the puts since the last */
@@ -39,7 +40,13 @@ enum fy_px_type {
     FY_PX_DONE,     /* every rank of the host is gone and its output sent */
     FY_PX_PONG,
     FY_PX_STDIN_ACK, /* u32 bytes of stdin written to rank 0 (flow control) */
+    FY_PX_RELAY_UP,  /* u32 proxy index, a whole frame from it (the tree) */
+    FY_PX_UP,        /* (in RELAY_UP) a child proxy is connected: send it its JOB */
+    FY_PX_LOST,      /* (in RELAY_UP) a child proxy is lost: string, the one line about it */
 };
+
+/* RELAY_DOWN to every proxy of a subtree. */
+#define FY_PX_ALL 0xffffffffu
 
 /* A growable byte buffer; bytes [off, len) are pending. */
 typedef struct fy_px_buf {

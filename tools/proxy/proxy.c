@@ -49,6 +49,13 @@ typedef struct proxy {
     char where[300];
     char tcp_addr[INET6_ADDRSTRLEN];
     char *host;
+    /* The tree: proxies below us (from JOB), and the relay for them once started. */
+    char *agent, *proxy_path;
+    int ndesc;
+    int *desc_index, *desc_parent;
+    char **desc_name;
+    fy_mpx_relay_t *relay;
+    int relay_at; /* where the relay's poll entries start */
 } proxy_t;
 
 static int index_arg = -1;
@@ -256,6 +263,18 @@ static void read_job(proxy_t *P)
         if (n == 0 || n == -1)
             exit(1); /* mpiexec ended the job before it started here: nothing to say */
     }
+    if (rc > 0 && type == FY_PX_RELAY_DOWN) {
+        /* Through the proxies above us (the tree). */
+        uint32_t dest = fy_px_get_u32(&r);
+        const uint8_t *q = r.p;
+        if (r.bad || dest != (uint32_t)index_arg || r.left < 5)
+            die("malformed job description");
+        uint32_t n = (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 | q[3];
+        if (n < 1 || (size_t)n + 4 != r.left)
+            die("malformed job description");
+        type = q[4];
+        r = (fy_px_reader_t){q + 5, n - 1, 0};
+    }
     if (rc < 0 || type != FY_PX_JOB)
         die("malformed job description");
     fy_mpx_opts_t *o = &P->opts;
@@ -306,8 +325,24 @@ static void read_job(proxy_t *P)
         free(k);
         free(v);
     }
-    if (r.bad)
+    P->agent = fy_px_get_str(&r);
+    P->proxy_path = fy_px_get_str(&r);
+    uint32_t ndesc = fy_px_get_u32(&r);
+    if (r.bad || P->agent == NULL || P->proxy_path == NULL || ndesc > r.left / 12)
         die("malformed job description");
+    P->ndesc = (int)ndesc;
+    P->desc_index = calloc(ndesc + 1, sizeof(int));
+    P->desc_parent = calloc(ndesc + 1, sizeof(int));
+    P->desc_name = calloc(ndesc + 1, sizeof(char *));
+    if (P->desc_index == NULL || P->desc_parent == NULL || P->desc_name == NULL)
+        die("out of memory");
+    for (uint32_t i = 0; i < ndesc; i++) {
+        P->desc_index[i] = (int)fy_px_get_u32(&r);
+        P->desc_name[i] = fy_px_get_str(&r);
+        P->desc_parent[i] = (int)fy_px_get_u32(&r);
+        if (r.bad || P->desc_name[i] == NULL)
+            die("malformed job description");
+    }
     snprintf(job->kvsname, sizeof(job->kvsname), "%s", kvsname);
     job->host_id = host_id;
     snprintf(P->where, sizeof(P->where), " on host %s", P->host);
@@ -333,6 +368,8 @@ static void up_lost(proxy_t *P)
     P->lost = 1;
     close(P->up.fd);
     P->up.fd = -1;
+    if (P->relay != NULL)
+        fy_mpx_relay_abandon(P->relay); /* they see us go and end their ranks */
     fy_mpx_job_t *job = &P->job;
     /* Nobody to report to: the ranks go now. */
     if (!job->terminating) {
@@ -352,11 +389,24 @@ static void up_flush(proxy_t *P)
 static int link_add(fy_mpx_job_t *job, struct pollfd *pfd)
 {
     proxy_t *P = P_of(job);
+    int n = 0;
+    if (!P->lost)
+        pfd[n++] = (struct pollfd){
+            .fd = P->up.fd, .events = POLLIN | (P->up.out.len > P->up.out.off ? POLLOUT : 0)};
+    P->relay_at = n;
+    if (P->relay != NULL)
+        n += fy_mpx_relay_add(P->relay, pfd + n);
+    return n;
+}
+
+/* A whole frame from the relay for mpiexec. */
+static void relay_up(void *ctx, const void *frame, size_t len)
+{
+    proxy_t *P = ctx;
     if (P->lost)
-        return 0;
-    pfd[0] = (struct pollfd){
-        .fd = P->up.fd, .events = POLLIN | (P->up.out.len > P->up.out.off ? POLLOUT : 0)};
-    return 1;
+        return;
+    fy_px_put(&P->up.out, frame, len);
+    up_flush(P);
 }
 
 static void on_stdin(proxy_t *P, const char *p, size_t n)
@@ -389,6 +439,24 @@ static int on_frame(proxy_t *P, int type, fy_px_reader_t *r)
 {
     fy_mpx_job_t *job = &P->job;
     switch (type) {
+    case FY_PX_RELAY_DOWN: {
+        /* For us, for our whole subtree, or for a proxy below us. */
+        const uint8_t *raw = r->p - 5;
+        size_t rawlen = r->left + 5;
+        uint32_t dest = fy_px_get_u32(r);
+        if (r->bad || r->left < 5)
+            return -1;
+        const uint8_t *q = r->p;
+        uint32_t n = (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 | q[3];
+        if (n < 1 || (size_t)n + 4 != r->left)
+            return -1;
+        if ((dest == FY_PX_ALL || dest != (uint32_t)index_arg) && P->relay != NULL)
+            fy_mpx_relay_down(P->relay, dest, raw, rawlen);
+        if (dest != FY_PX_ALL && dest != (uint32_t)index_arg)
+            return 0;
+        fy_px_reader_t inner = {q + 5, n - 1, 0};
+        return q[4] == FY_PX_RELAY_DOWN ? -1 : on_frame(P, q[4], &inner);
+    }
     case FY_PX_KVS: {
         uint32_t n = fy_px_get_u32(r);
         for (uint32_t i = 0; i < n && !r->bad; i++) {
@@ -439,10 +507,21 @@ static int on_frame(proxy_t *P, int type, fy_px_reader_t *r)
     }
 }
 
+static void up_ready(proxy_t *P, struct pollfd *pfd);
+
 static void link_ready(fy_mpx_job_t *job, struct pollfd *pfd, int n)
 {
     proxy_t *P = P_of(job);
-    if (n < 1 || P->lost || pfd[0].revents == 0)
+    int at = P->relay_at;
+    if (at > 0)
+        up_ready(P, pfd);
+    if (P->relay != NULL && n > at)
+        fy_mpx_relay_ready(P->relay, pfd + at, n - at);
+}
+
+static void up_ready(proxy_t *P, struct pollfd *pfd)
+{
+    if (P->lost || pfd[0].revents == 0)
         return;
     if (pfd[0].revents & POLLOUT)
         up_flush(P);
@@ -468,7 +547,37 @@ static void link_ready(fy_mpx_job_t *job, struct pollfd *pfd, int n)
     up_flush(P);
 }
 
+static long long up_tick(fy_mpx_job_t *job, long long now);
+
 static long long link_tick(fy_mpx_job_t *job, long long now)
+{
+    proxy_t *P = P_of(job);
+    long long a = up_tick(job, now);
+    long long b = P->relay != NULL ? fy_mpx_relay_tick(P->relay, now) : -1;
+    return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
+
+static int link_busy(fy_mpx_job_t *job)
+{
+    proxy_t *P = P_of(job);
+    return P->relay != NULL && fy_mpx_relay_busy(P->relay);
+}
+
+static void link_child(fy_mpx_job_t *job)
+{
+    proxy_t *P = P_of(job);
+    if (P->relay != NULL)
+        fy_mpx_relay_child(P->relay);
+}
+
+static void link_signal(fy_mpx_job_t *job, int sig)
+{
+    proxy_t *P = P_of(job);
+    if (P->relay != NULL)
+        fy_mpx_relay_signal(P->relay, sig);
+}
+
+static long long up_tick(fy_mpx_job_t *job, long long now)
 {
     proxy_t *P = P_of(job);
     if (P->lost)
@@ -549,6 +658,9 @@ static const fy_mpx_link_t proxy_link = {
     .add = link_add,
     .ready = link_ready,
     .tick = link_tick,
+    .busy = link_busy,
+    .child = link_child,
+    .signal = link_signal,
     .fail = link_fail,
     .emit = link_emit,
     .put = link_put,
@@ -606,14 +718,24 @@ int main(int argc, char **argv)
     }
     if ((job->secret_fd = fy_px_secret_memfd(secret)) < 0)
         die("cannot make the secret's memfd: %s", strerror(errno));
-    explicit_bzero(secret, sizeof(secret));
     job->link = &proxy_link;
     job->link_ctx = P;
     job->link_slots = 1;
+    if (P->ndesc > 0) {
+        /* We relay for the proxies below us, on the address mpiexec reached us by. */
+        P->relay = fy_mpx_relay_new(job, secret, P->agent, P->proxy_path, P->tcp_addr, index_arg,
+                                    P->ndesc, P->desc_index, P->desc_name, P->desc_parent,
+                                    relay_up, P);
+        if (P->relay == NULL)
+            die("cannot relay for the proxies below this one");
+        job->link_slots += fy_mpx_relay_slots(P->relay);
+    }
+    explicit_bzero(secret, sizeof(secret));
     job->stdin_remote = 1;
     P->last_rx = fy_mpx_now_ms();
 
     fy_mpx_job_exec(job);
+    fy_mpx_relay_free(P->relay);
 
     if (P->lost)
         return 1;
