@@ -299,6 +299,8 @@ static void read_job(proxy_t *P)
         a->prog = fy_px_get_str(&r);
         char *wdir = fy_px_get_str(&r);
         a->wdir = wdir != NULL && *wdir != '\0' ? wdir : NULL;
+        if (a->wdir == NULL)
+            free(wdir);
         a->argv = get_strs(&r, NULL);
         a->env.var = get_strs(&r, &a->env.n);
         if (r.bad || a->prog == NULL)
