@@ -56,6 +56,7 @@ typedef struct proxy {
     char **desc_name;
     fy_mpx_relay_t *relay;
     int relay_at; /* where the relay's poll entries start */
+    int started;  /* the loop has run once: the ranks exist */
 } proxy_t;
 
 static int index_arg = -1;
@@ -510,6 +511,7 @@ static int on_frame(proxy_t *P, int type, fy_px_reader_t *r)
 }
 
 static void up_ready(proxy_t *P, struct pollfd *pfd);
+static void up_frames(proxy_t *P);
 
 static void link_ready(fy_mpx_job_t *job, struct pollfd *pfd, int n)
 {
@@ -537,6 +539,12 @@ static void up_ready(proxy_t *P, struct pollfd *pfd)
         return;
     }
     P->last_rx = fy_mpx_now_ms();
+    up_frames(P);
+}
+
+/* Every complete frame from mpiexec. */
+static void up_frames(proxy_t *P)
+{
     int type, rc;
     fy_px_reader_t r;
     while (!P->lost && (rc = fy_px_conn_next(&P->up, &type, &r)) != 0) {
@@ -584,6 +592,13 @@ static long long up_tick(fy_mpx_job_t *job, long long now)
     proxy_t *P = P_of(job);
     if (P->lost)
         return -1;
+    if (!P->started) {
+        /* What came with the JOB (stdin, BROKEN) waits for the ranks, now started. */
+        P->started = 1;
+        up_frames(P);
+        if (P->lost)
+            return -1;
+    }
     if (now - P->last_rx >= DEAD_MS) {
         fprintf(stderr, PROG " on %s: no word from mpiexec for 5 s; ending the ranks\n",
                 P->host);
