@@ -80,6 +80,7 @@ typedef enum bench_optkind {
     BENCH_OPT_INT,     /* a non-negative int >= min: *(int *)dst */
     BENCH_OPT_SIZE,    /* bytes with K/M/G suffix, >= min: *(size_t *)dst */
     BENCH_OPT_SECONDS, /* non-negative, fractional: *(double *)dst */
+    BENCH_OPT_STRING,  /* any word: *(const char **)dst = the argument itself */
 } bench_optkind_t;
 
 typedef struct bench_opt {
@@ -130,6 +131,7 @@ static inline int bench_getopt(int argc, char **argv, const bench_opt_t *opts, i
             if (bench_parse_seconds(optarg, (double *)o->dst))
                 return -1;
             break;
+        case BENCH_OPT_STRING: *(const char **)o->dst = optarg; break;
         }
     }
     return 0; /* operands after the options are ignored, as they always were */
