@@ -226,6 +226,6 @@ int main(int argc, char **argv)
     free(reqs);
     free(rbuf);
     free(sbuf);
-    MPI_Finalize();
+    bench_finalize(rank);
     return 0;
 }

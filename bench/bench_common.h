@@ -46,6 +46,18 @@ static inline void bench_print_library(void)
 #endif
 }
 
+/* Ends a job that measured: rank 0 first prints "# bench: finalizing" (flushed), so that a
+ * harness can tell a job that hangs in MPI_Finalize with all its results printed (bench/hosts.sh
+ * has seen MPICH over UCX's TCP do so now and then) from one that never finished. */
+static inline void bench_finalize(int rank)
+{
+    if (rank == 0) {
+        printf("# bench: finalizing\n");
+        fflush(stdout);
+    }
+    MPI_Finalize();
+}
+
 /* Stops the whole job with a message from rank 0 (usage errors and the like). */
 static inline void bench_die(int rank, const char *msg)
 {

@@ -157,6 +157,6 @@ int main(int argc, char **argv)
     free(trip_usec);
     free(batch_usec);
     free(buf);
-    MPI_Finalize();
+    bench_finalize(rank);
     return 0;
 }
