@@ -267,7 +267,8 @@ meta build_dir "$BUILD"
 meta baseline "$BASELINE"
 echo "seq,impl,program,np,bench,ranks,size,rep,value,unit,status,extra,wall_s" >"$CSV"
 
-ensure_packages
+# shellcheck disable=SC2046
+ensure_packages $(selected hosts && echo iperf3)
 meta version_mpich "$(dpkg-query -W -f='${Version}' mpich 2>/dev/null)"
 meta version_openmpi "$(dpkg-query -W -f='${Version}' openmpi-bin 2>/dev/null)"
 meta version_ferry "$(git -C "$ROOT" describe --always --dirty 2>/dev/null)"
@@ -320,8 +321,11 @@ esac
 trap 'load_stop' EXIT
 
 ACTIVE=""
+# The programs of this machine selected (ONLY="hosts" selects none: only bench/hosts.sh runs).
+LOCAL=$(list_programs | while read -r name src; do selected "$name" && echo "$name"; done)
 for impl in $IMPLS; do
     case $impl in ferry | mpich | openmpi) ;; *) say "run.sh: unknown implementation '$impl' (ferry, mpich, openmpi)"; continue ;; esac
+    [ -n "$LOCAL" ] || continue
     say "run.sh: building for $impl"
     if build_impl "$impl"; then
         ACTIVE="$ACTIVE $impl"
@@ -332,7 +336,7 @@ done
 for impl in ferry mpich openmpi; do
     case " $IMPLS " in *" $impl "*) ;; *) meta "status_$impl" "n/a (not selected in IMPLS)" ;; esac
 done
-if [ -z "$ACTIVE" ]; then
+if [ -z "$ACTIVE" ] && ! selected hosts; then
     say "run.sh: nothing to run"
     write_report
     exit 1
@@ -423,12 +427,21 @@ for rep in $(seq 1 "$REPS"); do
 $PLAN
 EOF
 done
-trap - INT TERM
 load_stop
+# The program group "hosts": the benchmarks between test hosts (bench/hosts.sh), after the
+# programs of this machine, adding their rows and meta lines to this run's.
+if selected hosts; then
+    say "run.sh: the benchmarks between test hosts (bench/hosts.sh)"
+    HOSTS_OUT=$OUT HOSTS_SEQ0=$((SEQ + 1)) QUICK=$QUICK REPS=$REPS IMPLS=$IMPLS \
+        "$BENCH_DIR/hosts.sh" "$BUILD" </dev/null ||
+        say "run.sh: bench/hosts.sh failed, see its lines above"
+fi
+trap - INT TERM
 # Without latency (ONLY=...), the library strings come from the programs' own '# MPI library:' line.
-for impl in $ACTIVE; do
+for impl in $IMPLS; do
     grep -q "^library_$impl=" "$META" && continue
-    lib=$(cat "$OUT/logs/$impl"-*.log 2>/dev/null | sed -n 's/^# MPI library: //p' | head -n 1)
+    lib=$(cat "$OUT/logs/$impl"-*.log "$OUT/logs/hosts-$impl"-*.log 2>/dev/null |
+        sed -n 's/^# MPI library: //p' | head -n 1)
     [ -n "$lib" ] && meta "library_$impl" "$lib"
 done
 meta load_end "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
