@@ -25,7 +25,7 @@
  *
  * Usage: sockpp -s [-6] [-p port] [-t secs]
  *        sockpp -c host [-6] [-p port] [-m] [-M modes] [-i iters] [-w warmup] [-b batches]
- *                       [-x max] [-n min_chunk] [-X max_chunk] [-N bytes] [-r reps]
+ *                       [-T secs] [-x max] [-n min_chunk] [-X max_chunk] [-N bytes] [-r reps]
  *   -s   serve one client, then exit; prints "# sockpp: listening on port P" when ready
  *   -c   connect to host (a name or an address)
  *   -6   IPv6 (default IPv4)
@@ -38,6 +38,7 @@
  *   -i   round trips timed for sizes <= 8 KiB (default 10000), fewer above
  *   -w   untimed round trips before each size (default 200)
  *   -b   batches of the timed round trips (default 20)
+ *   -T   ping-pong: seconds per size, after which no further batch starts (default 0 = none)
  *   -x   largest ping-pong size (default 4M); the smallest is 8 B
  *   -n, -X   stream chunk sizes (default 64K .. 16M)
  *   -N   bytes per stream repetition (default 256M), -r repetitions (default 5)
@@ -82,7 +83,7 @@ typedef struct reply {
 
 typedef struct options {
     int server, v6, port, machine, iters, warmup, batches, reps;
-    double wait_s;
+    double wait_s, budget;
     const char *host, *modes;
     size_t max_size, min_chunk, max_chunk, stream_bytes;
 } options_t;
@@ -368,8 +369,10 @@ static int run_pingpong(int fd, const options_t *opt, int poll_mode)
         if (trips(fd, sbuf, rbuf, size, (uint64_t)warmup, poll_mode, 1, NULL) != 0)
             return -1;
         bad |= memcmp(sbuf, rbuf, size) != 0;
-        int ntrips = 0;
-        for (int b = 0; b < nbatch; b++) {
+        int ntrips = 0, nb = 0;
+        double t_size = now_s();
+        for (int b = 0; b < nbatch && (opt->budget <= 0 || b == 0 || now_s() - t_size < opt->budget);
+             b++) {
             memset(rbuf, 0, size);
             if (trips(fd, sbuf, rbuf, size, (uint64_t)per_batch, poll_mode, 0,
                       trip_us + ntrips) != 0)
@@ -379,10 +382,11 @@ static int run_pingpong(int fd, const options_t *opt, int poll_mode)
                 sum += trip_us[ntrips + i];
             batch_us[b] = sum / per_batch;
             ntrips += per_batch;
+            nb++;
         }
         bad |= memcmp(sbuf, rbuf, size) != 0; /* the last timed echo */
         double median, min, mean, pct[3];
-        bench_stats(batch_us, nbatch, &median, &min, &mean);
+        bench_stats(batch_us, nb, &median, &min, &mean);
         bench_p10_50_90(trip_us, ntrips, pct);
         if (bad)
             fprintf(stderr, "sockpp: %s ping-pong of %zu bytes: the echo differs\n", name, size);
@@ -499,7 +503,7 @@ static int run_client(const options_t *opt)
 
 int main(int argc, char **argv)
 {
-    options_t opt = {0, 0, 0, 0, 10000, 200, 20, 5, 60.0, NULL, "poll,block,stream",
+    options_t opt = {0, 0, 0, 0, 10000, 200, 20, 5, 60.0, 0.0, NULL, "poll,block,stream",
                      (size_t)4 << 20, (size_t)64 << 10, (size_t)16 << 20, (size_t)256 << 20};
     const bench_opt_t opts[] = {
         {'s', BENCH_OPT_FLAG, &opt.server, 0},     {'c', BENCH_OPT_STRING, &opt.host, 0},
@@ -509,7 +513,7 @@ int main(int argc, char **argv)
         {'w', BENCH_OPT_INT, &opt.warmup, 0},      {'b', BENCH_OPT_INT, &opt.batches, 1},
         {'x', BENCH_OPT_SIZE, &opt.max_size, 8},   {'n', BENCH_OPT_SIZE, &opt.min_chunk, 1},
         {'X', BENCH_OPT_SIZE, &opt.max_chunk, 1},  {'N', BENCH_OPT_SIZE, &opt.stream_bytes, 1},
-        {'r', BENCH_OPT_INT, &opt.reps, 1},
+        {'r', BENCH_OPT_INT, &opt.reps, 1},        {'T', BENCH_OPT_SECONDS, &opt.budget, 0},
     };
     if (bench_getopt(argc, argv, opts, (int)(sizeof(opts) / sizeof(opts[0]))) != 0 ||
         opt.server == (opt.host != NULL) || opt.port > 65535 || opt.max_size > ((size_t)1 << 30) ||
@@ -517,8 +521,8 @@ int main(int argc, char **argv)
         (!opt.server && opt.port == 0)) {
         fprintf(stderr, "usage: sockpp -s [-6] [-p port] [-t secs]\n"
                         "       sockpp -c host -p port [-6] [-m] [-M poll,block,stream] [-i iters] "
-                        "[-w warmup] [-b batches] [-x max] [-n min_chunk] [-X max_chunk] "
-                        "[-N bytes] [-r reps]\n");
+                        "[-w warmup] [-b batches] [-T secs] [-x max] [-n min_chunk] "
+                        "[-X max_chunk] [-N bytes] [-r reps]\n");
         return 2;
     }
     signal(SIGPIPE, SIG_IGN); /* a peer that went away is an error return, not a signal */
