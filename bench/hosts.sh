@@ -23,7 +23,8 @@
 # HOSTS_TIMEOUT (s per run: 180; QUICK 90), STARTUP_RUNS (launches per repetition: 5; QUICK 3),
 # NET_LAT_ARGS, NET_BW_ARGS, NET_BIBW_ARGS, NET_RATE_ARGS, NET_IMB_ARGS, SOCKPP_ARGS,
 # IPERF_SECS (5; QUICK 2), HOSTS_MPICH_TLS (UCX_TLS of MPICH: sm,tcp,self), HOSTS_OMPI_BTL
-# (vader,tcp,self), EXIT_GRACE (s a job may take to end after its results: 5), NO_INSTALL=1,
+# (vader,tcp,self), HOSTS_OMPI_ARGS (more options of mpiexec.openmpi, e.g. "--mca
+# mpi_yield_when_idle 1"; default none), EXIT_GRACE (s a job may take to end after its results: 5), NO_INSTALL=1,
 # NO_PLOTS=1, RESULTS_DIR, MEASURE_LOCK (a file to flock(1) around each measurement, as run.sh).
 set -u
 
@@ -40,23 +41,23 @@ if [ "$QUICK" = 1 ]; then
     HOSTS_TIMEOUT=${HOSTS_TIMEOUT:-90}
     STARTUP_RUNS=${STARTUP_RUNS:-3}
     IPERF_SECS=${IPERF_SECS:-2}
-    NET_LAT_ARGS=${NET_LAT_ARGS-"-i 1000 -w 50"}
+    NET_LAT_ARGS=${NET_LAT_ARGS-"-i 1000 -w 50 -T 0.5"}
     NET_BW_ARGS=${NET_BW_ARGS-"-n 64K -x 16M -i 10 -w 1 -W 16"}
     NET_BIBW_ARGS=${NET_BIBW_ARGS-"-n 64K -x 16M -i 10 -w 1 -W 16"}
     NET_RATE_ARGS=${NET_RATE_ARGS-"-W 256 -i 20 -w 2"}
     NET_IMB_ARGS=${NET_IMB_ARGS-"-q"}
-    SOCKPP_ARGS=${SOCKPP_ARGS-"-i 1000 -w 50 -N 64M -r 3"}
+    SOCKPP_ARGS=${SOCKPP_ARGS-"-i 1000 -w 50 -N 64M -r 3 -T 0.5"}
 else
     REPS=${REPS:-3}
     HOSTS_TIMEOUT=${HOSTS_TIMEOUT:-180}
     STARTUP_RUNS=${STARTUP_RUNS:-5}
     IPERF_SECS=${IPERF_SECS:-5}
-    NET_LAT_ARGS=${NET_LAT_ARGS-"-i 10000 -w 200"}
+    NET_LAT_ARGS=${NET_LAT_ARGS-"-i 10000 -w 200 -T 3"}
     NET_BW_ARGS=${NET_BW_ARGS-"-n 64K -x 16M -i 100 -w 2"}
     NET_BIBW_ARGS=${NET_BIBW_ARGS-"-n 64K -x 16M -i 100 -w 2"}
     NET_RATE_ARGS=${NET_RATE_ARGS-"-W 256 -i 200 -w 10"}
     NET_IMB_ARGS=${NET_IMB_ARGS-""}
-    SOCKPP_ARGS=${SOCKPP_ARGS-""}
+    SOCKPP_ARGS=${SOCKPP_ARGS-"-T 3"}
 fi
 HOSTS_MPICH_TLS=${HOSTS_MPICH_TLS:-sm,tcp,self}
 HOSTS_OMPI_BTL=${HOSTS_OMPI_BTL:-vader,tcp,self}
@@ -126,7 +127,9 @@ hosts_launch() { # impl H P
     openmpi) LAUNCH=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
                      mpiexec.openmpi --mca plm_rsh_agent "$AGENT" --host "$(host_list "$h" "$p" addr)"
                      -n "$n" --mca pml ob1 --mca btl "$HOSTS_OMPI_BTL"
-                     --mca btl_tcp_if_include "$SUBNET" --mca oob_tcp_if_include "$SUBNET") ;;
+                     --mca btl_tcp_if_include "$SUBNET" --mca oob_tcp_if_include "$SUBNET")
+        # shellcheck disable=SC2206
+        LAUNCH+=(${HOSTS_OMPI_ARGS:-}) ;;
     esac
 }
 

@@ -377,7 +377,8 @@ TIMED_OUT=""
 SKIPPED=0
 
 trap 'load_stop; say ""; say "run.sh: interrupted, reporting what was measured"; meta load_end "$(cut -d" " -f1-3 /proc/loadavg)"; write_report; exit 130' INT TERM
-say "run.sh: $TOTAL runs ($REPS repetitions x $nplan (program, ranks) x$ACTIVE x conditions: $CONDS), timeout ${TIMEOUT} s each"
+[ "$nplan" = 0 ] ||
+    say "run.sh: $TOTAL runs ($REPS repetitions x $nplan (program, ranks) x$ACTIVE x conditions: $CONDS), timeout ${TIMEOUT} s each"
 for rep in $(seq 1 "$REPS"); do
     while read -r prog np args; do
         [ -n "$prog" ] || continue
