@@ -1168,21 +1168,23 @@ class Report:
     def net_status(self, impl):
         return self.meta.get(f"hosts_status_{impl}", "ok")
 
-    def net_stat(self, impl, bench, size):
+    def net_stat(self, impl, bench, size, what="median"):
         k = self.net_key(bench)
-        return self.stat(impl, bench, k[0], k[1], size) if k else None
+        return self.stat(impl, bench, k[0], k[1], size, what) if k else None
 
-    def net_best_peer(self, bench, size):
+    def net_best_peer(self, bench, size, what="median"):
         k = self.net_key(bench)
-        return self.best_peer(bench, k[0], k[1], size) if k else None
+        return self.best_peer(bench, k[0], k[1], size, what) if k else None
 
-    def net_cell(self, impl, bench, size, scale=1.0):
+    def net_cell(self, impl, bench, size, scale=1.0, what="median"):
         if not self.net_status(impl).startswith("ok"):
             return "n/a"
         k = self.net_key(bench)
         g = self.by_key.get((impl, bench, k[0], k[1], size)) if k else None
         if g and g["status"] == "FAILED":
             return "**!! FAILED !!**"
+        if g and what == "p50" and g.get("p50") is not None and g.get("p90") is not None:
+            return f"**{fmt(g['p50'] * scale)}** / {fmt(g['p90'] * scale)}"
         if g and "median" in g:
             text = fmt(g["median"] * scale)
             if len(g["values"]) >= 2 and g["median"] > 0:
@@ -1194,10 +1196,12 @@ class Report:
             return f"timeout (>{self.meta.get('hosts_timeout', '?')} s)"
         return "run failed" if bad else "–"
 
-    def net_table(self, title, bench, note, scale=1.0, unit_text=None, limits=(), min_size=None):
+    def net_table(self, title, bench, note, scale=1.0, unit_text=None, limits=(), min_size=None,
+                  what="median"):
         """One table of a net. benchmark: per size the three implementations (median over
-        repetitions), Ferry over the best peer, the best peer over each limit, and the limits
-        (link.* benchmarks, by size; a limit measured at size 0 holds for every size)."""
+        repetitions of `what`: the value, or p50 of single operations shown as p50 / p90),
+        Ferry over the best peer, the best peer over each limit, and the limits (link.*
+        benchmarks, by size; a limit measured at size 0 holds for every size)."""
         k = self.net_key(bench)
         if not k:
             return
@@ -1218,22 +1222,25 @@ class Report:
             if min_size is not None and (num(size) or 0) < min_size:
                 continue
             row = [human_size(size, unit, bench)]
-            row += [self.net_cell(i, bench, size, scale) for i, _ in IMPLS]
-            f = self.net_stat("ferry", bench, size) if self.net_status("ferry").startswith("ok") else None
-            bp = self.net_best_peer(bench, size)
+            row += [self.net_cell(i, bench, size, scale, what) for i, _ in IMPLS]
+            f = self.net_stat("ferry", bench, size, what) \
+                if self.net_status("ferry").startswith("ok") else None
+            bp = self.net_best_peer(bench, size, what)
             row.append(fmt_ratio(f / bp) if f and bp else "–")
-            refs = [self.net_limit(lb, size) for _, lb in lims]
-            row += [fmt(r * scale) if r else "–" for r in refs]
+            refs = [self.net_limit(lb, size, what) for _, lb in lims]
+            row += [self.net_cell("link", lb, size if self.net_stat("link", lb, size, what)
+                                  is not None else "0", scale, what) if r else "–"
+                    for r, (_, lb) in zip(refs, lims)]
             row += [fmt_ratio(bp / r) if bp and r else "–" for r in refs]
             o.append("| " + " | ".join(row) + " |")
         o.append("")
 
-    def net_limit(self, bench, size):
+    def net_limit(self, bench, size, what="median"):
         """A link limit at this size: the size's own measurement, else the one of size 0."""
-        v = self.net_stat("link", bench, size)
-        return v if v is not None else self.net_stat("link", bench, "0")
+        v = self.net_stat("link", bench, size, what)
+        return v if v is not None else self.net_stat("link", bench, "0", what)
 
-    def net_target(self, text, bench, sizes, ref, ok):
+    def net_target(self, text, bench, sizes, ref, ok, what="median"):
         """One target of issue 12: Ferry's median at each of `sizes` (bytes: a set, or a (lo, hi)
         tuple for a range) over ref(size), checked with ok(ratio)."""
         k = self.net_key(bench)
@@ -1248,7 +1255,7 @@ class Report:
             if v is None or (v not in sizes if not isinstance(sizes, tuple) else
                              not sizes[0] <= v <= sizes[1]):
                 continue
-            f, r = self.net_stat("ferry", bench, size), ref(size)
+            f, r = self.net_stat("ferry", bench, size, what), ref(size)
             if not f or not r:
                 continue
             checked += 1
@@ -1296,10 +1303,13 @@ class Report:
         o.append("")
         self.net_targets()
         self.net_table("Latency, 2 hosts × 1 rank (bench/latency.c)", "net.latency.2x1",
-                       "One-way time (round trip / 2), median batch; socket ping-pongs: the same "
-                       "exchange over one plain TCP socket.",
+                       "One-way time (round trip / 2) of single round trips: **p50** / p90 (each "
+                       "the median over repetitions; ratios on p50). Here the median batch, the "
+                       "value of latency.c elsewhere, mostly counts the scheduler-tick stalls that "
+                       "spinning ranks get on this machine (the net.latency rows keep it). Socket "
+                       "ping-pongs: the same exchange over one plain TCP socket.",
                        limits=(("socket poll", "link.pingpong.poll"),
-                               ("socket block", "link.pingpong.block")), min_size=8)
+                               ("socket block", "link.pingpong.block")), min_size=8, what="p50")
         self.net_table("Bandwidth, 2 hosts × 1 rank (bench/bandwidth.c)", "net.bandwidth.2x1",
                        "Windows of MPI_Isend from rank 0 to pre-posted MPI_Irecv on rank 1, median "
                        "batch; socket stream: one TCP socket written in chunks of the size.",
@@ -1345,10 +1355,11 @@ class Report:
         KiB, MiB = 1024, 1 << 20
         lat, bw = "net.latency.2x1", "net.bandwidth.2x1"
         rows = [
-            self.net_target("latency at 8 B and 1 KiB ≤ 0.8× best peer", lat, {8, KiB},
-                            lambda s: self.net_best_peer(lat, s), le(0.8)),
-            self.net_target("latency at 8 B and 1 KiB ≤ 1.5× socket ping-pong (polling)", lat,
-                            {8, KiB}, lambda s: self.net_limit("link.pingpong.poll", s), le(1.5)),
+            self.net_target("latency at 8 B and 1 KiB ≤ 0.8× best peer (p50)", lat, {8, KiB},
+                            lambda s: self.net_best_peer(lat, s, "p50"), le(0.8), "p50"),
+            self.net_target("latency at 8 B and 1 KiB ≤ 1.5× socket ping-pong, polling (p50)", lat,
+                            {8, KiB}, lambda s: self.net_limit("link.pingpong.poll", s, "p50"),
+                            le(1.5), "p50"),
             self.net_target("bandwidth at 1 MiB and 4 MiB ≥ 1.0× best peer", bw, {MiB, 4 * MiB},
                             lambda s: self.net_best_peer(bw, s), ge(1.0)),
             self.net_target("bandwidth at 1 MiB and 4 MiB ≥ 0.9× iperf3", bw, {MiB, 4 * MiB},

@@ -9,9 +9,11 @@
  *           polls its sockets can reach at best.
  *   block   the same ping-pong with blocking read()/write(): the thread sleeps in the kernel
  *           until data arrives (the wake-up is part of the time).
- *           Both: sizes 8 B .. max (powers of two); one-way latency = round trip / 2; the
- *           round trips are split into batches, value = the median batch (as bench/latency.c),
- *           p10/p50/p90 of single round trips.
+ *           Both: sizes 8 B .. max (powers of two); one-way latency = round trip / 2, every
+ *           round trip timed on its own: value = their median (p50), with p10 and p90; the
+ *           round trips are also split into batches, batch= is the median batch (what
+ *           bench/latency.c calls its value: a few stalls of a scheduler tick, which spinning
+ *           on a 2-CPU machine gets, move it far more than the median round trip).
  *   stream  the client writes N bytes in chunks of the size (blocking write), the server reads
  *           them and answers 16 bytes when it has all; MB/s of the median of R repetitions
  *           (1 MB = 10^6 bytes), chunk sizes from -n to -X.
@@ -32,7 +34,7 @@
  *   -p   port (default 0 on the server: any free port, printed)
  *   -t   server: seconds to wait for the client (default 60)
  *   -m   machine-readable lines: RESULT bench=link.pingpong.<poll|block> ranks=2 size=S
- *        value=<us> unit=us status=ok|FAILED min= avg= p10= p50= p90=, and
+ *        value=<p50 us> unit=us status=ok|FAILED batch= min= avg= p10= p50= p90= trips=, and
  *        RESULT bench=link.stream ranks=2 size=<chunk> value=<MB/s> unit=MBps status=.. max=
  *   -M   comma-separated modes (default poll,block,stream)
  *   -i   round trips timed for sizes <= 8 KiB (default 10000), fewer above
@@ -358,7 +360,7 @@ static int run_pingpong(int fd, const options_t *opt, int poll_mode)
     fill(sbuf, opt->max_size);
     if (!opt->machine)
         printf("# ping-pong, %s: one-way us\n# %10s %10s %10s %10s %10s %10s %8s\n", name,
-               "size (B)", "median", "min", "p10", "p50", "p90", "iters");
+               "size (B)", "batch med", "batch min", "p10", "p50", "p90", "iters");
     for (size_t size = 8; size <= opt->max_size; size *= 2) {
         int iters = bench_scaled(opt->iters, size, SCALE_FROM, MIN_ITERS);
         int warmup = bench_scaled(opt->warmup, size, SCALE_FROM, 2);
@@ -392,8 +394,9 @@ static int run_pingpong(int fd, const options_t *opt, int poll_mode)
             fprintf(stderr, "sockpp: %s ping-pong of %zu bytes: the echo differs\n", name, size);
         if (opt->machine)
             printf("RESULT bench=link.pingpong.%s ranks=2 size=%zu value=%.3f unit=us status=%s "
-                   "min=%.3f avg=%.3f p10=%.3f p50=%.3f p90=%.3f\n",
-                   name, size, median, bad ? "FAILED" : "ok", min, mean, pct[0], pct[1], pct[2]);
+                   "batch=%.3f min=%.3f avg=%.3f p10=%.3f p50=%.3f p90=%.3f trips=%d\n",
+                   name, size, pct[1], bad ? "FAILED" : "ok", median, min, mean, pct[0], pct[1],
+                   pct[2], ntrips);
         else
             printf("  %10zu %10.3f %10.3f %10.3f %10.3f %10.3f %8d%s\n", size, median, min,
                    pct[0], pct[1], pct[2], ntrips, bad ? "  FAILED" : "");
