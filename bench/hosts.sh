@@ -471,15 +471,18 @@ EOF
     return 0
 }
 
-hosts_main
-rc=$?
-if [ "$EMBEDDED" = 0 ]; then
-    for impl in $IMPLS; do
-        lib=$(cat "$OUT/logs/hosts-$impl"-*.log 2>/dev/null | sed -n 's/^# MPI library: //p' | head -n 1)
-        [ -z "$lib" ] || meta "library_$impl" "$lib"
-    done
-    meta load_end "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
-    meta wall_s "$(($(date +%s) - START))"
-    write_report
-fi
-exit $rc
+# One compound command, read whole before it runs: editing this file during a run cannot change it.
+{
+    hosts_main
+    rc=$?
+    if [ "$EMBEDDED" = 0 ]; then
+        for impl in $IMPLS; do
+            lib=$(cat "$OUT/logs/hosts-$impl"-*.log 2>/dev/null | sed -n 's/^# MPI library: //p' | head -n 1)
+            [ -z "$lib" ] || meta "library_$impl" "$lib"
+        done
+        meta load_end "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+        meta wall_s "$(($(date +%s) - START))"
+        write_report
+    fi
+    exit $rc
+}

@@ -15,6 +15,8 @@
 #                       apps/is (NAS-IS-style sort) at every rank count of RANKS
 #   bench/footprint.c   memory of a hello job (PSS, shared memory) at FOOTPRINT_RANKS, once
 #   bench/hog.c         the background load of LOAD= (no MPI)
+#   bench/hosts.sh      the group "hosts": benchmarks between test hosts (issue 12, root), after
+#                       the rest; in full runs and whenever ONLY names it (not in QUICK otherwise)
 #
 # Environment knobs:
 #   QUICK=1          short run (under about 3 minutes): small problems, fewer repetitions
@@ -27,7 +29,7 @@
 #   TIMEOUT=S        wall-clock limit of one mpiexec run (default 120, QUICK: 10)
 #   BUDGET=S         after S seconds start no run of repetition 2 or later (default none, QUICK: 140);
 #                    the runs left out are counted in the report
-#   ONLY="..."       run only these programs (e.g. "latency imb apps/cpi")
+#   ONLY="..."       run only these programs (e.g. "latency imb apps/cpi"; "hosts": bench/hosts.sh)
 #   IMB_ARGS="..."   options of bench/imb.c instead of the mode's (e.g. "-b barrier,bcast -x 64K")
 #   LAT_ARGS, BW_ARGS, RING_ARGS="..."  options of latency, bandwidth, ring instead of the mode's
 #   NO_INSTALL=1     never apt-get install anything
@@ -134,6 +136,10 @@ META=$OUT/meta.txt
 # parsing, the machine's caches and the report.
 # shellcheck source=bench/lib.sh
 . "$BENCH_DIR/lib.sh"
+
+# The program group "hosts" (bench/hosts.sh, needs root): named in ONLY, or a full run without
+# ONLY; QUICK runs keep their few minutes unless ONLY names it.
+hosts_wanted() { if [ -n "${ONLY:-}" ]; then selected hosts; else [ "$QUICK" != 1 ]; fi; }
 
 if [ -n "$BASELINE" ]; then
     case $BASELINE in /*) ;; *) BASELINE=$PWD/$BASELINE ;; esac
@@ -268,7 +274,7 @@ meta baseline "$BASELINE"
 echo "seq,impl,program,np,bench,ranks,size,rep,value,unit,status,extra,wall_s" >"$CSV"
 
 # shellcheck disable=SC2046
-ensure_packages $(selected hosts && echo iperf3)
+ensure_packages $(hosts_wanted && echo iperf3)
 meta version_mpich "$(dpkg-query -W -f='${Version}' mpich 2>/dev/null)"
 meta version_openmpi "$(dpkg-query -W -f='${Version}' openmpi-bin 2>/dev/null)"
 meta version_ferry "$(git -C "$ROOT" describe --always --dirty 2>/dev/null)"
@@ -336,7 +342,7 @@ done
 for impl in ferry mpich openmpi; do
     case " $IMPLS " in *" $impl "*) ;; *) meta "status_$impl" "n/a (not selected in IMPLS)" ;; esac
 done
-if [ -z "$ACTIVE" ] && ! selected hosts; then
+if [ -z "$ACTIVE" ] && ! hosts_wanted; then
     say "run.sh: nothing to run"
     write_report
     exit 1
@@ -431,7 +437,7 @@ done
 load_stop
 # The program group "hosts": the benchmarks between test hosts (bench/hosts.sh), after the
 # programs of this machine, adding their rows and meta lines to this run's.
-if selected hosts; then
+if hosts_wanted; then
     say "run.sh: the benchmarks between test hosts (bench/hosts.sh)"
     HOSTS_OUT=$OUT HOSTS_SEQ0=$((SEQ + 1)) QUICK=$QUICK REPS=$REPS IMPLS=$IMPLS \
         "$BENCH_DIR/hosts.sh" "$BUILD" </dev/null ||
