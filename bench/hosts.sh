@@ -258,7 +258,7 @@ run_job() { # log tmo cmd...
         kill -KILL -- "-$JOB_PID" 2>/dev/null
         hosts_reap
     fi
-    wait "$JOB_PID"
+    wait "$JOB_PID" 2>/dev/null # (bash's "Killed" notice: the status says it)
     JOB_RC=$?
     JOB_PID=""
     [ -n "$JOB_STATUS" ] || { [ "$JOB_RC" = 0 ] && JOB_STATUS=ok || JOB_STATUS=fail; }
