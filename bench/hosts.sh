@@ -25,7 +25,8 @@
 # IPERF_SECS (5; QUICK 2), HOSTS_MPICH_TLS (UCX_TLS of MPICH: sm,tcp,self), HOSTS_OMPI_BTL
 # (vader,tcp,self), HOSTS_OMPI_ARGS (more options of mpiexec.openmpi, e.g. "--mca
 # mpi_yield_when_idle 1"; default none), EXIT_GRACE (s a job may take to end after its results: 5), NO_INSTALL=1,
-# NO_PLOTS=1, RESULTS_DIR, MEASURE_LOCK (a file to flock(1) around each measurement, as run.sh).
+# NO_PLOTS=1, RESULTS_DIR, MEASURE_LOCK (a file to flock(1) around each measurement, as run.sh),
+# HOSTS_ONLY (a subset of "link latency bandwidth bibw msgrate imb startup"; default all).
 set -u
 
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -52,12 +53,14 @@ else
     HOSTS_TIMEOUT=${HOSTS_TIMEOUT:-180}
     STARTUP_RUNS=${STARTUP_RUNS:-5}
     IPERF_SECS=${IPERF_SECS:-5}
-    NET_LAT_ARGS=${NET_LAT_ARGS-"-i 10000 -w 200 -T 3"}
-    NET_BW_ARGS=${NET_BW_ARGS-"-n 64K -x 16M -i 100 -w 2"}
-    NET_BIBW_ARGS=${NET_BIBW_ARGS-"-n 64K -x 16M -i 100 -w 2"}
-    NET_RATE_ARGS=${NET_RATE_ARGS-"-W 256 -i 200 -w 10"}
-    NET_IMB_ARGS=${NET_IMB_ARGS-""}
-    SOCKPP_ARGS=${SOCKPP_ARGS-"-T 3"}
+    NET_LAT_ARGS=${NET_LAT_ARGS-"-i 10000 -w 200 -T 1.5"}
+    NET_BW_ARGS=${NET_BW_ARGS-"-n 64K -x 16M -i 100 -w 2 -W 16"}
+    NET_BIBW_ARGS=${NET_BIBW_ARGS-"-n 64K -x 16M -i 100 -w 2 -W 16"}
+    NET_RATE_ARGS=${NET_RATE_ARGS-"-W 256 -i 100 -w 10"}
+    # imb -q's sizes (0, 8 B, 1 KiB, 64 KiB, 1 MiB) with the full counts: the sweep of every
+    # power of two took over 180 s per run here (4 ranks on 2 CPUs: 5-75 ms per operation).
+    NET_IMB_ARGS=${NET_IMB_ARGS-"-q -i 1000 -t 0.05"}
+    SOCKPP_ARGS=${SOCKPP_ARGS-"-T 1.5"}
 fi
 HOSTS_MPICH_TLS=${HOSTS_MPICH_TLS:-sm,tcp,self}
 HOSTS_OMPI_BTL=${HOSTS_OMPI_BTL:-vader,tcp,self}
@@ -345,6 +348,8 @@ run_startup() { # impl rep
     say "ms:$times"
 }
 
+wanted() { [ -z "${HOSTS_ONLY:-}" ] || case " $HOSTS_ONLY " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
 # The programs of the MPI runs, for build_impl.
 hosts_programs() {
     local name
@@ -450,10 +455,10 @@ imb imb 2x2 $IMB_SET $NET_IMB_ARGS"
     [ "$HOSTS_N" -lt 4 ] || plan="$plan
 imb imb 4x1 $IMB_SET $NET_IMB_ARGS"
     for rep in $(seq "$REPS"); do
-        measure_link "$rep"
+        ! wanted link || measure_link "$rep"
         [ -n "$ok_impls" ] || continue
         while read -r name prog layout args; do
-            [ -n "$name" ] || continue
+            [ -n "$name" ] && wanted "$name" || continue
             for impl in $ok_impls; do
                 # shellcheck disable=SC2086
                 run_net "$impl" "$name" "$prog" "$layout" "$rep" $args
@@ -461,7 +466,7 @@ imb imb 4x1 $IMB_SET $NET_IMB_ARGS"
         done <<EOF
 $plan
 EOF
-        if [ "$HOSTS_N" -ge 4 ]; then
+        if [ "$HOSTS_N" -ge 4 ] && wanted startup; then
             for impl in $ok_impls; do run_startup "$impl" "$rep"; done
         fi
     done
