@@ -19,16 +19,16 @@ ensure_packages() { # [extra packages...]
     done
     [ -n "$missing" ] || return 0
     if [ "${NO_INSTALL:-0}" = 1 ] || [ "$(id -u)" != 0 ]; then
-        say "run.sh: missing packages:$missing (install them as root: apt-get install -y$missing)"
+        say "${0##*/}: missing packages:$missing (install them as root: apt-get install -y$missing)"
         return 0
     fi
-    say "run.sh: installing$missing"
+    say "${0##*/}: installing$missing"
     export DEBIAN_FRONTEND=noninteractive
     # shellcheck disable=SC2086
     apt-get install -y $missing >"$OUT/logs/apt.log" 2>&1 ||
         { apt-get update >>"$OUT/logs/apt.log" 2>&1 &&
           apt-get install -y $missing >>"$OUT/logs/apt.log" 2>&1; } ||
-        say "run.sh: apt-get install failed, see $OUT/logs/apt.log"
+        say "${0##*/}: apt-get install failed, see $OUT/logs/apt.log"
 }
 
 # --- how to compile and launch each implementation ---------------------------
@@ -93,7 +93,7 @@ build_impl() {
             nok=$((nok + 1))
         else
             meta "buildfail_${impl}_$name" "failed (see logs/build-$impl.log)"
-            say "run.sh: $impl: build of ${src#"$ROOT"/} failed, skipping it (logs/build-$impl.log)"
+            say "${0##*/}: $impl: build of ${src#"$ROOT"/} failed, skipping it (logs/build-$impl.log)"
         fi
     done <<EOF
 $("$lister")
@@ -190,9 +190,9 @@ write_report() {
         local py=python3
         python3 -c 'import matplotlib' 2>/dev/null || py=/usr/bin/python3
         "$py" "$BENCH_DIR/plot.py" "$OUT/results.json" --out "$OUT" 2>"$OUT/logs/plot.log" ||
-            say "run.sh: plots failed, see ${OUT#"$ROOT"/}/logs/plot.log"
+            say "${0##*/}: plots failed, see ${OUT#"$ROOT"/}/logs/plot.log"
     fi
     cat "$OUT/report.md"
     say ""
-    say "run.sh: results in ${OUT#"$ROOT"/}/ (results.json, results.csv, report.md, *.png, logs/)"
+    say "${0##*/}: results in ${OUT#"$ROOT"/}/ (results.json, results.csv, report.md, *.png, logs/)"
 }
