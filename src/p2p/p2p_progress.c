@@ -75,6 +75,12 @@ static void apply_wait(void)
  * shared-memory peer, else on one pass in TCP_EVERY, since an epoll_wait costs as much as a
  * few dozen passes over the rings and a network message takes microseconds anyway. */
 enum { TCP_EVERY = 8 };
+/* A rank polling sockets gives its CPU away now and then: on a busy machine the kernel may hand
+ * an arriving packet to its softirq thread (ksoftirqd) on this very CPU, which runs only when
+ * we stop. Between the test hosts (veth, both CPUs busy) a 200 us spin then met every reply
+ * only after it had slept: one-way 225 us with FERRY_SPIN_US=200, 6.4 with spinning alone when
+ * the machine was quiet. */
+enum { TCP_YIELD_EVERY = 16 };
 static int tcp_every;
 static unsigned tcp_pass;
 
@@ -342,6 +348,8 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
                 fy_lock();
             } else if (fy_rt.spin_yield) {
                 sched_yield(); /* a rank that has work may be waiting for this core */
+            } else if (fy_tcp_active && (polls & (TCP_YIELD_EVERY - 1)) == 0) {
+                sched_yield(); /* the kernel's packet processing may wait for this CPU */
             } else if (polls >= FY_WAIT_EAGER_POLLS) {
                 fy_cpu_relax();
             }
