@@ -71,8 +71,9 @@ void fy_sched_local(fy_sched_t *s, bool local);
  * its own sequence at the first switch to it, so every member of t must make the same
  * switches in the same order (every member of t does for the same collectives on the
  * schedule's communicator). t must live as long as the schedule's communicator. At most
- * FY_SCHED_SUBS communicators besides the schedule's own. */
-enum { FY_SCHED_SUBS = 2 };
+ * FY_SCHED_SUBS communicators besides the schedule's own: an intercommunicator's local group,
+ * and the host and leaders communicators of that group's node-aware phases. */
+enum { FY_SCHED_SUBS = 3 };
 void fy_sched_on(fy_sched_t *s, fy_comm_t *t);
 /* The first error of the current run (a code), MPI_SUCCESS when none: for calls that must
  * know whether the messages before them arrived. */
