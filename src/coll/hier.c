@@ -11,7 +11,9 @@
  *   Allgather  host gather of the members' blocks at the leader (packed, in rank order), net
  *              allgatherv of the hosts' packed blocks, host bcast of all of it, each member
  *              unpacking the blocks into their places: the result crosses the network once
- *              per host instead of once per rank, whatever order the ranks are in
+ *              per host instead of once per rank, whatever order the ranks are in (a plain
+ *              Allgather of a contiguous type over hosts of consecutive ranks works in the
+ *              receive buffer: no copy out)
  * Against the flat algorithms over all p ranks, every step between hosts costs one network
  * latency and the host steps none, so the network sees ceil(log2 H) rounds instead of
  * ceil(log2 p), and each host's link carries its data once instead of once per member.
@@ -125,11 +127,15 @@ static hier_t *shape(fy_comm_t *c)
         if (r > 0 && k != hidx[r - 1] && hrank[r] != 0)
             contiguous = false; /* back on a host seen before */
     }
-    h->hidx = hidx;
-    h->hrank = hrank;
     h->nhosts = nh;
     h->contiguous = contiguous;
     h->state = nh >= 2 && most >= 2 ? HIER_YES : HIER_NO;
+    if (h->state == HIER_YES) {
+        h->hidx = hidx;
+        h->hrank = hrank;
+    } else {
+        free(hidx);
+    }
     fy_comm_coll_free = fy_coll_comm_free;
     c->coll_hier = h;
     return h;
@@ -498,6 +504,15 @@ static void packed_layout(const hier_t *h, const fy_comm_t *c, MPI_Aint rcount,
     }
 }
 
+/* The receive buffer is the packed vector itself: a plain Allgather (no counts, no
+ * displacements) of a contiguous type whose hosts hold consecutive ranks (then host order is
+ * rank order). The same on every member. */
+static bool in_rbuf(const hier_t *h, const MPI_Aint *rcounts, const MPI_Aint *displs,
+                    const fy_dtype_t *rdt)
+{
+    return !rcounts && !displs && rdt->contig && h->contiguous;
+}
+
 int fy_allgatherv_hier(const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt, void *rbuf,
                        MPI_Aint rcount, const MPI_Aint *rcounts, const MPI_Aint *displs,
                        const fy_dtype_t *rdt, fy_comm_t *c)
@@ -515,7 +530,8 @@ int fy_allgatherv_hier(const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt,
     packed_layout(h, c, rcount, rcounts, rdt, words, &L);
     const fy_dtype_t *byte = fy_dtype_get(MPI_BYTE);
     int me = c->rank, mine = h->hidx[me];
-    char *P = L.total ? malloc((size_t)L.total) : NULL;
+    bool direct = in_rbuf(h, rcounts, displs, rdt);
+    char *P = !L.total ? NULL : direct ? (char *)rbuf + rdt->lb : malloc((size_t)L.total);
     if (L.total && !P) {
         free(words);
         return fy_err_set(MPI_ERR_NO_MEM, "MPI_Allgather: out of memory for %zu bytes",
@@ -538,12 +554,13 @@ int fy_allgatherv_hier(const void *sbuf, MPI_Aint scount, const fy_dtype_t *sdt,
                                     h->leaders));
     if (h->host->size > 1)
         rc = keep(rc, fy_bcast(P, L.total, byte, 0, h->host));
-    for (int r = 0; r < c->size && rc == MPI_SUCCESS; r++)
+    for (int r = 0; r < c->size && rc == MPI_SUCCESS && !direct; r++)
         rc = fy_coll_copy(P + L.off[r], L.bytes[r], byte,
                           (char *)rbuf + fy_coll_displ(rcount, displs, r) * rdt->extent,
                           fy_coll_count(rcount, rcounts, r), rdt);
 out:
-    free(P);
+    if (!direct)
+        free(P);
     free(words);
     return rc;
 }
@@ -562,7 +579,10 @@ void fy_allgatherv_hier_sched(fy_sched_t *s, const void *sbuf, MPI_Aint scount,
     packed_layout(h, c, rcount, rcounts, rdt, words, &L);
     const fy_dtype_t *byte = fy_dtype_get(MPI_BYTE);
     int me = c->rank, mine = h->hidx[me];
-    char *P = L.total ? fy_sched_scratch(s, (size_t)L.total) : NULL;
+    bool direct = in_rbuf(h, rcounts, displs, rdt);
+    char *P = !L.total ? NULL
+              : direct ? (char *)rbuf + rdt->lb
+                       : fy_sched_scratch(s, (size_t)L.total);
     if (!P)
         return; /* nothing to move, or out of memory (the schedule reports it) */
     if (sbuf == MPI_IN_PLACE) {
@@ -587,7 +607,7 @@ void fy_allgatherv_hier_sched(fy_sched_t *s, const void *sbuf, MPI_Aint scount,
         fy_bcast_sched(s, P, L.total, byte, 0);
         fy_sched_round(s);
     }
-    for (int r = 0; r < c->size; r++)
+    for (int r = 0; r < c->size && !direct; r++)
         fy_sched_copy(s, P + L.off[r], L.bytes[r], byte,
                       (char *)rbuf + fy_coll_displ(rcount, displs, r) * rdt->extent,
                       fy_coll_count(rcount, rcounts, r), rdt);
