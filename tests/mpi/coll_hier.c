@@ -195,7 +195,8 @@ static void test_reduce(MPI_Comm comm, int mode, int all)
         for (int s = 0; s < NSIZES; s++)
             for (int inplace = 0; inplace < 2; inplace++) {
                 long n = sizes[s] / esize[op];
-                void *sb = mt_malloc((size_t)(n * esize[op])), *rb = mt_malloc((size_t)(n * esize[op]));
+                size_t bytes = (size_t)(n * esize[op]);
+                void *sb = mt_malloc(bytes), *rb = mt_malloc(bytes);
                 for (int root = 0; root < (all ? 1 : p); root++) {
                     if (!all && !root_tried(root, s))
                         continue;
@@ -239,7 +240,8 @@ static void test_allgather(MPI_Comm comm, int mode)
     for (int s = 0; s < 3; s++) {
         long n = sizes[s] / 4;
         for (int inplace = 0; inplace < 2; inplace++) {
-            int *sb = mt_malloc(sizeof(int) * (size_t)n), *rb = mt_malloc(sizeof(int) * (size_t)(n * p));
+            int *sb = mt_malloc(sizeof(int) * (size_t)n);
+            int *rb = mt_malloc(sizeof(int) * (size_t)(n * p));
             MPI_Request req = MPI_REQUEST_NULL;
             for (int rep = 0; rep < REPS(mode); rep++) {
                 int seed = s + 7 * rep + inplace;
@@ -277,7 +279,8 @@ static void test_allgather(MPI_Comm comm, int mode)
         total += counts[r] + 3;
     }
     for (int inplace = 0; inplace < 2; inplace++) {
-        int *sb = mt_malloc(sizeof(int) * (size_t)(counts[me] + 1)), *rb = mt_malloc(sizeof(int) * (size_t)total);
+        int *sb = mt_malloc(sizeof(int) * (size_t)(counts[me] + 1));
+        int *rb = mt_malloc(sizeof(int) * (size_t)total);
         MPI_Request req = MPI_REQUEST_NULL;
         for (int rep = 0; rep < REPS(mode); rep++) {
             int seed = 40 + rep + inplace;
