@@ -42,7 +42,7 @@ typedef struct {
     int cat;
 } pvar_t;
 
-enum { NPVAR_MAX = 24 + FY_COLL_NTABLES * FY_SELECT_MAX_ROWS };
+enum { NPVAR_MAX = 32 + FY_COLL_NTABLES * FY_SELECT_MAX_ROWS };
 static pvar_t pvars[NPVAR_MAX];
 static int npvars;
 
@@ -60,13 +60,14 @@ static void add(enum kind k, int cls, int xp, int cat, const char *name, const c
 
 void fy_mpit_pvar_init(void)
 {
-    static const char *const xp_name[FY_XP_N] = {"self", "shm"};
-    static const char *const xp_what[FY_XP_N] = {"to itself", "through shared memory"};
+    static const char *const xp_name[FY_XP_N] = {"self", "shm", "tcp"};
+    static const char *const xp_what[FY_XP_N] = {"to itself", "through shared memory", "over TCP"};
+    static const int xp_cat[FY_XP_N] = {FY_TCAT_SELF, FY_TCAT_SHM, FY_TCAT_TCP};
     const int C = MPI_T_PVAR_CLASS_COUNTER;
     npvars = 0;
     for (int x = 0; x < FY_XP_N; x++) {
         char n[64], d[160];
-        int cat = x == FY_XP_SELF ? FY_TCAT_SELF : FY_TCAT_SHM;
+        int cat = xp_cat[x];
         snprintf(n, sizeof n, "msgs_sent_%s", xp_name[x]);
         snprintf(d, sizeof d, "messages this process sent %s (counted when posted)", xp_what[x]);
         add(MSGS_SENT, C, x, cat, n, d);

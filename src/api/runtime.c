@@ -8,6 +8,7 @@
  * shared-memory segment was unlinked after everyone mapped it, and the process manager was told
  * this process is done. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "fy_api.h"
 #include "fy_coll.h"
@@ -17,6 +18,8 @@
 #include "fy_op.h"
 #include "fy_p2p.h"
 #include "fy_sched.h"
+#include <stdlib.h>
+
 #include "fy_hier.h"
 #include "fy_hosts.h"
 #include "fy_select.h"
@@ -36,8 +39,15 @@ static int layers_up(int required)
     if (rc == MPI_SUCCESS && fy_rt.size > 1) { /* its first fence carries rank 0's calibration */
         int *members, n, me;
         rc = fy_hosts_local(&members, &n, &me);
+        /* TCP's address goes into the key-value space before the shm init's fence. */
+        if (rc == MPI_SUCCESS && n < fy_rt.size)
+            rc = fy_tcp_init(fy_rt.pmi, fy_rt.rank, fy_rt.size, fy_rt.nhosts == 1);
         if (rc == MPI_SUCCESS)
             rc = fy_shm_init(fy_rt.pmi, members, n, me, fy_rt.size);
+        else
+            free(members);
+        if (rc == MPI_SUCCESS && fy_tcp_active)
+            fy_tcp_bell(fy_shm_use_eventfd());
     }
     if (rc == MPI_SUCCESS)
         rc = fy_machine_receive(fy_rt.pmi, fy_rt.rank, fy_rt.size);
@@ -61,6 +71,7 @@ static void layers_down(void)
     /* Collectives whose requests were freed still run (MPI_Request_free): let them finish. */
     fy_sched_fini();
     fy_coll_fini();
+    fy_tcp_fini(); /* may still deliver what peers send while it flushes: before p2p goes */
     fy_p2p_fini();
     fy_session_fini();
     fy_core_fini();

@@ -30,10 +30,16 @@ enum { TAG_SLOT = 40 };
 
 bool fy_shmcoll_usable(const fy_comm_t *c)
 {
-    if (!fy_shm.coll || c->inter || c->size < 2)
+    if (!fy_shm.coll || c->inter || c->size < 2 || c->size > fy_shm.n)
         return false;
     const fy_shmc_t *st = c->coll_shm;
-    return !st || st->slot >= 0;
+    if (st)
+        return st->slot >= 0;
+    /* Members elsewhere (other hosts, TCP): messages. Checked until a slot is taken. */
+    for (int j = 0; fy_shm.local_of && j < c->size; j++)
+        if (fy_shm_lr(fy_comm_world_rank(c, j)) < 0)
+            return false;
+    return true;
 }
 
 bool fy_shmcoll_reducible(const fy_dtype_t *dt)

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-enum { FY_XP_SELF, FY_XP_SHM, FY_XP_N };
+enum { FY_XP_SELF, FY_XP_SHM, FY_XP_TCP, FY_XP_N };
 
 typedef struct fy_p2p_stats {
     uint64_t msgs_sent[FY_XP_N], bytes_sent[FY_XP_N];

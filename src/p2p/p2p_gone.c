@@ -19,10 +19,16 @@ static unsigned seen_left;  /* fy_shm_left_count() when last looked at */
 static unsigned char *gone; /* per world rank: seen gone before the last drain */
 static int marked;
 
+/* Left through shared memory (its flag) or over TCP (its end of stream after its last record). */
+static int peer_gone(int w)
+{
+    return fy_shm_peer_gone(w) || (fy_tcp_active && fy_tcp_peer_gone(w));
+}
+
 static void mark_recv_peer(fy_req_t *r)
 {
     int w = fy_comm_peer_world(r->comm, r->peer);
-    if (w >= 0 && w != fy_rt.rank && !gone[w] && fy_shm_peer_gone(w)) {
+    if (w >= 0 && w != fy_rt.rank && !gone[w] && peer_gone(w)) {
         gone[w] = 1;
         marked++;
     }
@@ -42,7 +48,7 @@ static void fail_recv(fy_req_t *r)
 
 int fy_p2p_check_gone(void)
 {
-    unsigned left = fy_shm_left_count();
+    unsigned left = fy_shm_left_count() + (fy_tcp_active ? fy_tcp_left_count() : 0);
     if (left == seen_left)
         return 0;
     if (fy_inflight_total == 0 && fy_posted_total == 0) {
@@ -58,7 +64,7 @@ int fy_p2p_check_gone(void)
     marked = 0;
     for (int w = 0; w < fy_rt.size; w++)
         if (w != fy_rt.rank && !gone[w] &&
-            fy_peers[w].inflight.head && fy_shm_peer_gone(w)) {
+            fy_peers[w].inflight.head && peer_gone(w)) {
             gone[w] = 1;
             marked++;
         }
@@ -67,7 +73,7 @@ int fy_p2p_check_gone(void)
         return 0;
     /* Everything the leavers sent before leaving, delivered before deciding. */
     int n = 0;
-    while (fy_shm_progress() > 0)
+    while (fy_shm_progress() + (fy_tcp_active ? fy_tcp_progress() : 0) > 0)
         n++;
     int failed = fy_inflight_total + fy_posted_total;
     for (int w = 0; w < fy_rt.size; w++)

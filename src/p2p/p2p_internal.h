@@ -3,6 +3,7 @@
 #define FY_P2P_INTERNAL_H
 
 #include "fy_p2p.h"
+#include "fy_p2p_stats.h"
 #include "fy_xport.h"
 
 typedef struct fy_queue {
@@ -53,6 +54,13 @@ typedef struct fy_peer {
 } fy_peer_t;
 
 extern fy_peer_t *fy_peers;
+
+/* The transport counters' index (fy_p2p_stats.h) of world rank w's transport. */
+static inline int fy_p2p_xp(int w)
+{
+    const fy_xport_ops_t *o = fy_peers[w].ops;
+    return o == &fy_xport_shm ? FY_XP_SHM : o == &fy_xport_self ? FY_XP_SELF : FY_XP_TCP;
+}
 extern int fy_pending_total;
 extern int fy_inflight_total;
 extern int fy_posted_total; /* receives posted and not matched */
@@ -88,6 +96,7 @@ void fy_p2p_on_cancel_ack(const fy_hdr_t *h);
 /* Incoming messages and DATA for the receive side. */
 void fy_p2p_on_message(const fy_hdr_t *h, const void *payload);
 void fy_p2p_on_data(const fy_hdr_t *h, const void *payload);
+void *fy_p2p_data_place(const fy_hdr_t *h);
 /* Takes a send off its peer's list of sends waiting for an answer. */
 void fy_p2p_inflight_remove(fy_req_t *r);
 /* Finishes a send request (completion, buffered/internal cleanup). */

@@ -71,6 +71,13 @@ static void apply_wait(void)
         fy_rt.spin_ns = 0;
 }
 
+/* A job with ranks on other hosts polls its sockets too: on every pass while it has no
+ * shared-memory peer, else on one pass in TCP_EVERY, since an epoll_wait costs as much as a
+ * few dozen passes over the rings and a network message takes microseconds anyway. */
+enum { TCP_EVERY = 8 };
+static int tcp_every;
+static unsigned tcp_pass;
+
 int fy_p2p_init(void)
 {
     fy_xport_deliver = deliver;
@@ -79,15 +86,19 @@ int fy_p2p_init(void)
     fy_peers = calloc((size_t)fy_rt.size, sizeof *fy_peers);
     if (!fy_peers)
         return fy_err_set(MPI_ERR_NO_MEM, "MPI_Init: out of memory");
+    fy_xport_place = fy_p2p_data_place;
     for (int i = 0; i < fy_rt.size; i++) {
-        if (i != fy_rt.rank && !fy_shm_reaches(i))
-            return fy_err_set(MPI_ERR_OTHER,
-                              "rank %d runs on another host than rank %d, and this "
-                              "build has no transport between hosts",
-                              i, fy_rt.rank);
-        fy_peers[i].ops = i == fy_rt.rank ? &fy_xport_self : &fy_xport_shm;
+        fy_peers[i].ops = i == fy_rt.rank     ? &fy_xport_self
+                          : fy_shm_reaches(i) ? &fy_xport_shm
+                                              : &fy_xport_tcp;
         fy_peers[i].max_payload = fy_peers[i].ops->max_payload();
     }
+    tcp_every = fy_rt.netmod_tcp ? 1 : TCP_EVERY;
+    for (int i = 0; i < fy_rt.size && tcp_every > 1; i++)
+        if (fy_peers[i].ops == &fy_xport_shm)
+            break;
+        else if (i == fy_rt.size - 1)
+            tcp_every = 1;
     int oversubscribed = fy_rt.size > online_cpus();
     fy_p2p_thresholds(oversubscribed, fy_rt.size > 1 ? fy_xport_shm.max_payload() : 0);
 
@@ -125,6 +136,8 @@ fy_p2p_stats_t fy_p2p_stats;
 int fy_progress(void)
 {
     int n = fy_shm_progress();
+    if (fy_tcp_active && ++tcp_pass % (unsigned)tcp_every == 0)
+        n += fy_tcp_progress();
     if (fy_pending_total)
         n += fy_p2p_drain_pending();
     if (fy_split_pushing) /* large sends whose receiver may be waiting for our half */
@@ -353,7 +366,10 @@ static void wait_spinning(bool (*done)(void *), void *arg, int64_t spin_ns)
         }
         fy_p2p_deadlock_check(&st, false, true);
         fy_unlock();
-        fy_shm_sleep(200);
+        if (fy_tcp_active) /* sockets and the doorbell's eventfd together */
+            fy_tcp_sleep(fy_shm_sleep_bound_ms(200));
+        else
+            fy_shm_sleep(200);
         fy_lock();
         fy_shm_sleep_done();
         /* Running again: say so at once, before a peer takes the stale beat for a descheduled

@@ -80,7 +80,7 @@ static void set_envelope(fy_req_t *r, const fy_hdr_t *h)
 /* A message (EAGER or RTS, live or taken from the unexpected queue) meets its receive. */
 static void deliver_matched(fy_req_t *r, const fy_hdr_t *h, const void *payload)
 {
-    int xp = h->world_src == fy_rt.rank ? FY_XP_SELF : FY_XP_SHM;
+    int xp = fy_p2p_xp(h->world_src);
     fy_p2p_stats.msgs_recv[xp]++;
     fy_p2p_stats.bytes_recv[xp] += h->len;
     set_envelope(r, h);
@@ -129,12 +129,22 @@ static void deliver_matched(fy_req_t *r, const fy_hdr_t *h, const void *payload)
     fy_p2p_send_ctrl(h->world_src, &cts);
 }
 
+/* fy_xport_place: a fragment for a contiguous buffer, wholly inside it, goes straight there. */
+void *fy_p2p_data_place(const fy_hdr_t *h)
+{
+    const fy_req_t *r = (const fy_req_t *)(uintptr_t)h->rreq;
+    size_t off = (size_t)h->addr, len = h->frag;
+    if (!r->dt->contig || off + len > r->bytes)
+        return NULL;
+    return (char *)r->buf + r->dt->lb + off;
+}
+
 void fy_p2p_on_data(const fy_hdr_t *h, const void *payload)
 {
     fy_req_t *r = (fy_req_t *)(uintptr_t)h->rreq;
     size_t off = (size_t)h->addr, len = h->frag;
     fy_p2p_stats.rndv_streamed += len;
-    if (off < r->bytes)
+    if (off < r->bytes && !(h->flags & FY_MSGF_PLACED))
         land(r, off, payload, off + len <= r->bytes ? len : r->bytes - off);
     r->streamed += len;
     if (r->streamed == r->hdr.len)

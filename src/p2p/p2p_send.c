@@ -222,8 +222,11 @@ static int stream_more(fy_req_t *r)
         size_t n = r->bytes - r->streamed;
         if (n > p->max_payload)
             n = p->max_payload;
-        if (n > fy_frag_max) /* smaller pieces keep both copies busy at once */
-            n = fy_frag_max;
+        /* Smaller pieces keep both copies busy at once on shared memory; over TCP the
+         * transport's own size (fewer headers and system calls). */
+        size_t cap = p->ops == &fy_xport_tcp ? fy_tcp_frag() : fy_frag_max;
+        if (n > cap)
+            n = cap;
         fy_hdr_t h = {.kind = FY_MSG_DATA,
                       .rreq = r->rreq,
                       .addr = r->streamed,
@@ -237,6 +240,8 @@ static int stream_more(fy_req_t *r)
         }
         r->streamed = at + n;
     }
+    if (p->ops->holds && p->ops->holds(r->world_peer))
+        return FY_XPORT_AGAIN; /* the last fragment is still being written from our buffer */
     fy_p2p_send_done(r);
     return 0;
 }
@@ -256,7 +261,7 @@ int fy_p2p_isend(fy_req_t *r)
         return MPI_SUCCESS;
     }
     r->world_peer = fy_comm_peer_world(r->comm, r->peer);
-    int xp = r->world_peer == fy_rt.rank ? FY_XP_SELF : FY_XP_SHM;
+    int xp = fy_p2p_xp(r->world_peer);
     fy_p2p_stats.msgs_sent[xp]++;
     fy_p2p_stats.bytes_sent[xp] += r->bytes;
     fy_peer_t *p = &fy_peers[r->world_peer];
@@ -290,7 +295,7 @@ int fy_p2p_send_now(fy_comm_t *c, const void *src, size_t bytes, int dest, int t
                   .world_src = fy_rt.rank};
     if (p->ops->send(w, &h, src, bytes) != 0)
         return FY_XPORT_AGAIN;
-    int xp = w == fy_rt.rank ? FY_XP_SELF : FY_XP_SHM;
+    int xp = fy_p2p_xp(w);
     fy_p2p_stats.msgs_sent[xp]++;
     fy_p2p_stats.bytes_sent[xp] += bytes;
     return 0;

@@ -9,6 +9,7 @@
 #ifndef FY_XPORT_H
 #define FY_XPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,12 +32,15 @@ enum {
 /* FY_MSGF_IOV on an RTS (with FY_MSGF_STREAM): a non-contiguous sender's run table is at
  * `addr` (`frag` entries) and its first element at `rreq`; a receiver that can read remotely
  * reads the message piece by piece (p2p_iov.c), else it answers CTS. */
+/* FY_MSGF_PLACED on a delivered DATA record: the transport already read its payload into the
+ * place fy_xport_place gave (the payload pointer is NULL). */
 enum {
     FY_MSGF_SYNC = 1,
     FY_MSGF_CANCELLED = 2,
     FY_MSGF_STREAM = 4,
     FY_MSGF_SPLIT = 8,
-    FY_MSGF_IOV = 16
+    FY_MSGF_IOV = 16,
+    FY_MSGF_PLACED = 32
 };
 
 /* 56 bytes: fits one cache line with the record's framing. */
@@ -83,12 +87,37 @@ typedef struct fy_xport_ops {
     int (*peek)(int src, const fy_hdr_t **h, const void **payload);
     /* Consumes the record peek returned, instead of delivering it. */
     void (*take)(int src);
+    /* Whether the transport still reads from a DATA payload it accepted for dst (a send must
+     * not complete until then). NULL where payloads are always consumed within send. */
+    int (*holds)(int dst);
 } fy_xport_ops_t;
 
 /* Called by transports for every record that arrives; the payload is only valid during the
  * call. Set once by the point-to-point layer. */
 typedef void (*fy_xport_deliver_fn)(const fy_hdr_t *h, const void *payload);
 extern fy_xport_deliver_fn fy_xport_deliver;
+/* Where a DATA record's payload belongs, if the receive is one block in memory (NULL: deliver
+ * it as usual). Set by the point-to-point layer; used by transports that read from a stream. */
+typedef void *(*fy_xport_place_fn)(const fy_hdr_t *h);
+extern fy_xport_place_fn fy_xport_place;
+
+/* TCP between hosts (src/xport/tcp): fy_tcp_init listens and publishes this rank's address
+ * (before a fence: every rank of the job calls it, or none); connections are made on first
+ * use. `one_host`: all ranks share this machine (loopback will do). */
+struct fy_pmi;
+int fy_tcp_init(struct fy_pmi *pmi, int rank, int size, bool one_host);
+void fy_tcp_fini(void);
+extern const fy_xport_ops_t fy_xport_tcp;
+extern int fy_tcp_active; /* fy_tcp_init succeeded: progress polls the sockets */
+int fy_tcp_progress(void);
+/* Sleeps until a socket or the doorbell's eventfd (fy_tcp_bell) is ready, or timeout_ms. */
+void fy_tcp_sleep(int timeout_ms);
+void fy_tcp_bell(int efd);
+/* Whether world rank w closed its connection after its last record (it finalized). */
+int fy_tcp_peer_gone(int w);
+unsigned fy_tcp_left_count(void); /* how many have */
+/* The payload of one streamed DATA record over TCP. */
+size_t fy_tcp_frag(void);
 
 /* The self transport (a process sending to itself). */
 extern const fy_xport_ops_t fy_xport_self;
@@ -109,6 +138,12 @@ int fy_shm_progress(void);
 void fy_shm_sleep_prepare(void);
 void fy_shm_sleep(int timeout_ms);
 void fy_shm_sleep_done(void);
+/* For a rank that also waits on sockets: an eventfd producers write instead of waking the
+ * futex (-1: none), to sleep on with them; and how long such a sleep may last. */
+int fy_shm_use_eventfd(void);
+/* Whether the doorbell rang since fy_shm_sleep_prepare (then there is no need to sleep). */
+int fy_shm_rung(void);
+int fy_shm_sleep_bound_ms(int timeout_ms);
 /* Split rendezvous (shm_cma.c): a slot per large message in flight, in the receiver's table
  * in the shared segment. The sender takes one (fy_shm_rndv_take, -1 when all are taken: the
  * message then goes as a plain rendezvous), fills len/chunk/claim, and frees it when its send

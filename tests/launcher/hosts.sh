@@ -1,12 +1,17 @@
 #!/bin/sh
 # timeout: 60
-# Host options: this machine is accepted under any of its names; a rank placed on another host
-# is refused with a clear message and status 1 (this release runs on the local host only).
-# Placement (tools/mpiexec/hosts.c), seen through --display-map before that refusal: blocks of
+# Host options: this machine is accepted under any of its names (and runs the job without a
+# proxy); a rank placed on another host starts a proxy there through the launcher agent, here a
+# stand-in that knows no host, so the job fails with a message naming the host and quoting the
+# agent, status 1 (tests/hosts/launch.sh runs jobs on real test hosts).
+# Placement (tools/mpiexec/hosts.c), seen through --display-map before that failure: blocks of
 # each host's slots by default, round-robin with -rr or --map-by node, -ppn N per host, further
 # passes over hosts named without counts, and more ranks than counted slots only with
 # --oversubscribe (the message says what to add).
 . "$FY_SRC/tests/launcher/lib.inc"
+printf '#!/bin/sh\necho "noagent: $1: unknown host" >&2\nexit 255\n' >"$T/noagent"
+chmod +x "$T/noagent"
+export FERRY_TCP_IF=lo
 
 for h in localhost 127.0.0.1 "$(hostname)" "localhost,127.0.0.1"; do
     run -host "$h" -n 2 true
@@ -24,34 +29,34 @@ for opt in -hostfile -machinefile; do
     expect_eq "ranks from $opt slots" 3 "$(wc -l <"$T/out")"
 done
 
-run -host far.example.org -n 2 hostname
+run -launcher-exec "$T/noagent" -host far.example.org -n 2 hostname
 expect_eq "status with a remote host" 1 "$RC"
-grep -q "far.example.org" "$T/err" || fail "message does not name the remote host"
-grep -q "local host only" "$T/err" || fail "message does not say why: $(cat "$T/err")"
+grep -q "host far.example.org: cannot start the proxy" "$T/err" || fail "message does not name the remote host: $(cat "$T/err")"
+grep -q "noagent: far.example.org: unknown host" "$T/err" || fail "message does not quote the agent: $(cat "$T/err")"
 [ -s "$T/out" ] && fail "ranks ran despite a remote host"
 
-run -hosts localhost,far.example.org -n 2 hostname
+run -launcher-exec "$T/noagent" -hosts localhost,far.example.org -n 2 hostname
 expect_eq "status with a remote host in a list" 1 "$RC"
 
 printf 'localhost\nnode17\n' >"$T/remote"
-run -f "$T/remote" -n 2 hostname
+run -launcher-exec "$T/noagent" -f "$T/remote" -n 2 hostname
 expect_eq "status with a remote host in a host file" 1 "$RC"
 grep -q node17 "$T/err" || fail "message does not name the remote host of the file"
 # The map: "rank R on HOST" lines on stderr, one per rank, before anything starts.
 map() { grep -o 'rank [0-9]* on [^ ]*' "$T/err" | awk '{ printf "%s%s", sep, $4; sep = "," }'; }
-run --display-map -hosts a:2,b:2 -n 4 true
+run -launcher-exec "$T/noagent" --display-map -hosts a:2,b:2 -n 4 true
 expect_eq "block placement" "a,a,b,b" "$(map)"
-run --display-map -hosts a:2,b:2 -n 4 -rr true
+run -launcher-exec "$T/noagent" --display-map -hosts a:2,b:2 -n 4 -rr true
 expect_eq "-rr placement" "a,b,a,b" "$(map)"
-run --display-map -hosts a:2,b:2 -n 4 --map-by node true
+run -launcher-exec "$T/noagent" --display-map -hosts a:2,b:2 -n 4 --map-by node true
 expect_eq "--map-by node placement" "a,b,a,b" "$(map)"
-run --display-map -hosts a,b,c -ppn 2 -n 5 true
+run -launcher-exec "$T/noagent" --display-map -hosts a,b,c -ppn 2 -n 5 true
 expect_eq "-ppn 2 placement" "a,a,b,b,c" "$(map)"
-run --display-map -hosts a,b -n 5 true
+run -launcher-exec "$T/noagent" --display-map -hosts a,b -n 5 true
 expect_eq "hosts without counts take further passes" "a,b,a,b,a" "$(map)"
-grep -q "host 'a' (rank 0) is not this machine" "$T/err" || fail "no refusal naming a and its rank"
+grep -q "host [ab]: cannot start the proxy" "$T/err" || fail "no failure naming a host: $(cat "$T/err")"
 printf 'a slots=2\n# comment\n\nb:1\n' >"$T/hf"
-run --display-map -f "$T/hf" true
+run -launcher-exec "$T/noagent" --display-map -f "$T/hf" true
 expect_eq "default -n from a host file" "a,a,b" "$(map)"
 
 run -hosts localhost:2,127.0.0.1:1 -n 4 true

@@ -255,6 +255,21 @@ typedef struct {
     MPI_T_pvar_handle h;
 } pv_t;
 
+/* The transport the counters below must show: "tcp" under FERRY_NETMOD=tcp or when the ranks
+ * are on different hosts, else "shm". Collective over MPI_COMM_WORLD. */
+static const char *peer_transport(void)
+{
+    MPI_Comm node;
+    int n, np;
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &n);
+    MPI_Comm_free(&node);
+    const char *nm = getenv("FERRY_NETMOD");
+    return (nm && strcmp(nm, "tcp") == 0) || n < np ? "tcp" : "shm";
+}
+
+
 static unsigned long long pv_read(MPI_T_pvar_session s, pv_t *p)
 {
     unsigned long long v = 0;
@@ -294,11 +309,17 @@ int main(int argc, char **argv)
     RC(MPI_T_cvar_handle_free(&wh), MPI_SUCCESS);
 
     const int CNT = MPI_T_PVAR_CLASS_COUNTER;
+    char net_names[4][32];
+    const char *net = peer_transport();
+    snprintf(net_names[0], sizeof net_names[0], "msgs_sent_%s", net);
+    snprintf(net_names[1], sizeof net_names[1], "bytes_sent_%s", net);
+    snprintf(net_names[2], sizeof net_names[2], "msgs_recv_%s", net);
+    snprintf(net_names[3], sizeof net_names[3], "bytes_recv_%s", net);
     pv_t pv[] = {
-        {"msgs_sent_shm", CNT, 0},
-        {"bytes_sent_shm", CNT, 0},
-        {"msgs_recv_shm", CNT, 0},
-        {"bytes_recv_shm", CNT, 0},
+        {net_names[0], CNT, 0},
+        {net_names[1], CNT, 0},
+        {net_names[2], CNT, 0},
+        {net_names[3], CNT, 0},
         {"msgs_sent_self", CNT, 0},
         {"bytes_sent_self", CNT, 0},
         {"msgs_recv_self", CNT, 0},

@@ -5,6 +5,8 @@
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 enum { M = 2000, THREADS = 2 };
 static int peer, errs;
@@ -31,6 +33,20 @@ static int pindex(const char *name)
     return i;
 }
 
+/* The transport the counters below must show: "tcp" under FERRY_NETMOD=tcp or when the ranks
+ * are on different hosts, else "shm". Collective over MPI_COMM_WORLD. */
+static const char *peer_transport(void)
+{
+    MPI_Comm node;
+    int n, np;
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &n);
+    MPI_Comm_free(&node);
+    const char *nm = getenv("FERRY_NETMOD");
+    return (nm && strcmp(nm, "tcp") == 0) || n < np ? "tcp" : "shm";
+}
+
 int main(int argc, char **argv)
 {
     int provided, me, np, c;
@@ -46,9 +62,14 @@ int main(int argc, char **argv)
     MPI_T_pvar_session s;
     MPI_T_pvar_handle hs, hr, hb;
     MPI_T_pvar_session_create(&s);
-    MPI_T_pvar_handle_alloc(s, pindex("msgs_sent_shm"), NULL, &hs, &c);
-    MPI_T_pvar_handle_alloc(s, pindex("msgs_recv_shm"), NULL, &hr, &c);
-    MPI_T_pvar_handle_alloc(s, pindex("bytes_sent_shm"), NULL, &hb, &c);
+    char name[3][32];
+    const char *net = peer_transport();
+    snprintf(name[0], sizeof name[0], "msgs_sent_%s", net);
+    snprintf(name[1], sizeof name[1], "msgs_recv_%s", net);
+    snprintf(name[2], sizeof name[2], "bytes_sent_%s", net);
+    MPI_T_pvar_handle_alloc(s, pindex(name[0]), NULL, &hs, &c);
+    MPI_T_pvar_handle_alloc(s, pindex(name[1]), NULL, &hr, &c);
+    MPI_T_pvar_handle_alloc(s, pindex(name[2]), NULL, &hb, &c);
     pthread_t t[THREADS];
     for (long i = 0; i < THREADS; i++)
         pthread_create(&t[i], NULL, exchange, (void *)(i + 10));

@@ -176,6 +176,25 @@ static inline int mt_is_mpich40(void)
     return known;
 }
 
+/* Whether this rank reaches world rank `peer` over the network (Ferry: its TCP transport), not
+ * shared memory: under FERRY_NETMOD=tcp, or when MPI_COMM_TYPE_SHARED puts peer on another host.
+ * Tests that check which transport or protocol carried a message ask this. Collective. */
+static inline int mt_peer_is_remote(int peer)
+{
+    const char *nm = getenv("FERRY_NETMOD");
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Group wg, ng;
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    MPI_Comm_group(node, &ng);
+    int in_node = MPI_UNDEFINED;
+    MPI_Group_translate_ranks(wg, 1, &peer, ng, &in_node);
+    MPI_Group_free(&wg);
+    MPI_Group_free(&ng);
+    MPI_Comm_free(&node);
+    return (nm && strcmp(nm, "tcp") == 0) || in_node == MPI_UNDEFINED;
+}
+
 static inline void *mt_malloc(size_t n)
 {
     void *p = malloc(n ? n : 1);

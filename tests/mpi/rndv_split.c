@@ -311,6 +311,8 @@ int main(int argc, char **argv)
     is_ferry = strstr(lib, "Ferry") != NULL;
     if (!is_ferry)
         mode = NULL;
+    else if (mode && mt_size > 1 && mt_peer_is_remote(mt_rank ^ 1 < mt_size ? mt_rank ^ 1 : 0))
+        mode = "stream"; /* over TCP every rendezvous streams (no remote reads) */
     const char *want_push = getenv("FY_TEST_EXPECT_PUSH");
     job_token = (long)getpid();
     MPI_OK(MPI_Bcast(&job_token, 1, MPI_LONG, 0, MPI_COMM_WORLD));

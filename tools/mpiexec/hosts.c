@@ -231,3 +231,37 @@ void fy_mpx_hosts_free(fy_mpx_hosts_t *hs)
     hs->h = NULL;
     hs->n = 0;
 }
+
+/* Runs of consecutive ranks on one host, as (host, count); runs on consecutive hosts with the
+ * same count merge into one block (first, hosts, count), as PMI-1 clients read it. */
+int fy_mpx_process_mapping(const int *host_of, int np, char *out, size_t len)
+{
+    size_t pos = (size_t)snprintf(out, len, "(vector");
+    int first = -1, nhosts = 0, per = 0;
+    for (int r = 0; r <= np; r++) {
+        int h = -1, count = 0;
+        if (r < np) {
+            h = host_of[r];
+            count = 1;
+            while (r + count < np && host_of[r + count] == h)
+                count++;
+        }
+        if (first >= 0 && r < np && h == first + nhosts && count == per) {
+            nhosts++;
+        } else {
+            if (first >= 0) {
+                int n = snprintf(out + pos, pos < len ? len - pos : 0, ",(%d,%d,%d)", first,
+                                 nhosts, per);
+                pos += (size_t)n;
+            }
+            first = h;
+            nhosts = 1;
+            per = count;
+        }
+        if (r < np)
+            r += count - 1;
+    }
+    int n = snprintf(out + pos, pos < len ? len - pos : 0, ")");
+    pos += (size_t)n;
+    return pos < len ? 0 : -1;
+}

@@ -55,8 +55,13 @@ static int write_all(int fd, struct iovec *iov, int n)
 
 /* Writes buf[0..len) that holds whole lines (or, at the end, a last partial one). When our
  * output is gone (`mpiexec ... | head`), marks it broken: see fy_mpx_stream_input. */
-static void emit(fy_mpx_job_t *job, int rank, int dest, char *buf, size_t len)
+void fy_mpx_emit(fy_mpx_job_t *job, int rank, int dest, const char *cbuf, size_t len)
 {
+    char *buf = (char *)cbuf; /* only read, through iovecs */
+    if (job->link != NULL && job->link->emit != NULL) {
+        job->link->emit(job, rank, dest, buf, len); /* a proxy: mpiexec writes it */
+        return;
+    }
     if (job->dest_broken[dest])
         return;
     if (!job->opts->label) {
@@ -97,7 +102,7 @@ void fy_mpx_stream_close(fy_mpx_job_t *job, int rank, fy_mpx_stream_t *s)
     if (s->fd < 0)
         return;
     if (s->len > 0)
-        emit(job, rank, s->dest, s->buf, s->len);
+        fy_mpx_emit(job, rank, s->dest, s->buf, s->len);
     close(s->fd);
     s->fd = -1;
     free(s->buf);
@@ -135,7 +140,7 @@ void fy_mpx_stream_input(fy_mpx_job_t *job, int rank, fy_mpx_stream_t *s)
         whole = s->len; /* an overlong line: let it through in pieces */
     if (whole == 0)
         return;
-    emit(job, rank, s->dest, s->buf, whole);
+    fy_mpx_emit(job, rank, s->dest, s->buf, whole);
     memmove(s->buf, s->buf + whole, s->len - whole);
     s->len -= whole;
 }

@@ -1,6 +1,7 @@
 /* The life of a job: start it, run the poll loop, judge how each rank ended, tear it down, and
  * clean up what the ranks may have left in /dev/shm. */
 #include "mpiexec.h"
+#include "pxwire.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -44,17 +45,26 @@ void fy_mpx_job_terminate(fy_mpx_job_t *job, int sig, int grace_ms)
 
 void fy_mpx_job_fail(fy_mpx_job_t *job, int code, const char *fmt, ...)
 {
-    if (job->exit_code < 0)
+    int first = job->exit_code < 0;
+    if (first)
         job->exit_code = code;
-    if (fmt == NULL || job->terminating || job->reported)
+    int ends = fmt != NULL && !job->terminating && !job->reported;
+    const fy_mpx_link_t *link = job->link;
+    if (!ends) {
+        if (first && link != NULL && link->fail != NULL)
+            link->fail(job, job->exit_code, NULL); /* a proxy: mpiexec decides the status */
         return;
+    }
     job->reported = 1;
     va_list ap;
     va_start(ap, fmt);
     char line[1024];
     vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
-    fprintf(stderr, FY_MPX_PROG ": %s\n", line);
+    if (link != NULL && link->fail != NULL)
+        link->fail(job, job->exit_code, line);
+    else
+        fprintf(stderr, FY_MPX_PROG ": %s\n", line);
     fy_mpx_job_terminate(job, SIGTERM, FAIL_GRACE_MS);
 }
 
@@ -74,14 +84,14 @@ static void on_rank_exit(fy_mpx_job_t *job, fy_mpx_rank_t *r, int status)
         fy_mpx_job_fail(job, 128 + SIGPIPE, NULL); /* our reader left: quiet, as in a pipeline */
     } else if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
-        fy_mpx_job_fail(job, 128 + sig, "rank %d (pid %d) was killed by signal %d (%s)", r->rank,
-                        (int)pid, sig, strsignal(sig));
+        fy_mpx_job_fail(job, 128 + sig, "rank %d (pid %d)%s was killed by signal %d (%s)",
+                        r->rank, (int)pid, job->where, sig, strsignal(sig));
     } else if (WIFEXITED(status)) {
         int code = WEXITSTATUS(status);
         if (r->pmi_state == FY_MPX_PMI_INIT)
             fy_mpx_job_fail(job, code ? code : 1,
-                            "rank %d (pid %d) exited with status %d before MPI_Finalize", r->rank,
-                            (int)pid, code);
+                            "rank %d (pid %d)%s exited with status %d before MPI_Finalize",
+                            r->rank, (int)pid, job->where, code);
         else if (code != 0)
             fy_mpx_job_fail(job, code, NULL); /* a plain program, or after MPI_Finalize */
     }
@@ -90,7 +100,7 @@ static void on_rank_exit(fy_mpx_job_t *job, fy_mpx_rank_t *r, int status)
 static void reap(fy_mpx_job_t *job)
 {
     /* By pid, never waitpid(-1): the leader must stay unreaped (see spawn.c). */
-    for (int i = 0; i < job->opts->np; i++) {
+    for (int i = 0; i < job->nranks; i++) {
         fy_mpx_rank_t *r = &job->ranks[i];
         int status;
         if (r->pid > 0 && waitpid(r->pid, &status, WNOHANG) == r->pid)
@@ -105,6 +115,8 @@ static void on_signal(fy_mpx_job_t *job)
         int sig = (int)si.ssi_signo;
         if (sig == SIGCHLD) {
             reap(job);
+            if (job->link != NULL && job->link->child != NULL)
+                job->link->child(job);
         } else if (!job->terminating) {
             job->caught_signal = sig;
             fy_mpx_job_terminate(job, sig, SIGNAL_GRACE_MS);
@@ -134,12 +146,14 @@ static void check_deadlines(fy_mpx_job_t *job, long long now)
 
 enum slot_kind { SLOT_SIGNAL, SLOT_STDIN, SLOT_STDIN_TO, SLOT_PMI, SLOT_OUT, SLOT_ERR };
 
-/* The poll set, rebuilt each round, and what each entry stands for. */
+/* The poll set, rebuilt each round, and what each entry stands for; the link's entries come
+ * last, from link_at on. */
 typedef struct slots {
     struct pollfd *pfd;
     enum slot_kind *kind;
     int *who; /* rank index, or -1 */
     int n;
+    int link_at;
 } slots_t;
 
 static void add_slot(slots_t *s, int fd, short events, enum slot_kind kind, int who)
@@ -153,31 +167,47 @@ static void add_slot(slots_t *s, int fd, short events, enum slot_kind kind, int 
 static int build_slots(const fy_mpx_job_t *job, slots_t *s)
 {
     int open_streams = 0;
+    const fy_mpx_link_t *link = job->link;
+    int out_full = link != NULL && link->out_full != NULL && link->out_full((fy_mpx_job_t *)job);
     s->n = 0;
     add_slot(s, job->sigfd, POLLIN, SLOT_SIGNAL, -1);
-    if (job->stdin_open && job->stdin_len == 0 && job->stdin_to >= 0)
+    if (job->stdin_open && job->stdin_len == 0 && job->stdin_to >= 0 && !job->stdin_remote)
         add_slot(s, 0, POLLIN, SLOT_STDIN, -1);
     if (job->stdin_len > 0 && job->stdin_to >= 0)
         add_slot(s, job->stdin_to, POLLOUT, SLOT_STDIN_TO, -1);
-    for (int i = 0; i < job->opts->np; i++) {
+    for (int i = 0; i < job->nranks; i++) {
         const fy_mpx_rank_t *r = &job->ranks[i];
         if (r->pmi_fd >= 0)
             add_slot(s, r->pmi_fd, POLLIN, SLOT_PMI, i);
+        /* While the link's queue is full, output waits in the pipes (and then in the ranks). */
         if (r->out.fd >= 0) {
-            add_slot(s, r->out.fd, POLLIN, SLOT_OUT, i);
+            if (!out_full)
+                add_slot(s, r->out.fd, POLLIN, SLOT_OUT, i);
             open_streams++;
         }
         if (r->err.fd >= 0) {
-            add_slot(s, r->err.fd, POLLIN, SLOT_ERR, i);
+            if (!out_full)
+                add_slot(s, r->err.fd, POLLIN, SLOT_ERR, i);
             open_streams++;
         }
+    }
+    s->link_at = s->n;
+    if (link != NULL && link->add != NULL) {
+        int k = link->add((fy_mpx_job_t *)job, s->pfd + s->n);
+        for (int i = 0; i < k; i++) {
+            s->kind[s->n + i] = SLOT_SIGNAL; /* not looked at: the link dispatches its own */
+            s->who[s->n + i] = -1;
+        }
+        s->n += k;
     }
     return open_streams;
 }
 
 static void dispatch(fy_mpx_job_t *job, const slots_t *s)
 {
-    for (int k = 0; k < s->n; k++) {
+    if (job->link != NULL && job->link->ready != NULL && s->n > s->link_at)
+        job->link->ready(job, s->pfd + s->link_at, s->n - s->link_at);
+    for (int k = 0; k < s->link_at; k++) {
         if (s->pfd[k].revents == 0)
             continue;
         fy_mpx_rank_t *r = s->who[k] >= 0 ? &job->ranks[s->who[k]] : NULL;
@@ -194,9 +224,10 @@ static void dispatch(fy_mpx_job_t *job, const slots_t *s)
 
 static int loop(fy_mpx_job_t *job)
 {
-    size_t cap = 3 + 3 * (size_t)job->opts->np;
+    size_t cap = 3 + 3 * (size_t)job->nranks + (size_t)job->link_slots;
     slots_t s = {calloc(cap, sizeof(*s.pfd)), calloc(cap, sizeof(*s.kind)),
-                 calloc(cap, sizeof(*s.who)), 0};
+                 calloc(cap, sizeof(*s.who)), 0, 0};
+    const fy_mpx_link_t *link = job->link;
     long long drain_until = 0;
     int rc = 0;
 
@@ -208,22 +239,24 @@ static int loop(fy_mpx_job_t *job)
     for (;;) {
         long long now = fy_mpx_now_ms();
         check_deadlines(job, now);
-        if (job->nlive == 0 && drain_until == 0) {
+        long long link_wake = link != NULL && link->tick != NULL ? link->tick(job, now) : -1;
+        if (job->nranks > 0 && job->nlive == 0 && drain_until == 0) {
             /* Whatever the ranks left running in their group goes now; its output, if any,
              * is still read below. */
             kill(-job->leader, SIGKILL);
             drain_until = now + DRAIN_MS;
         }
         int open_streams = build_slots(job, &s);
-        if (job->nlive == 0 && (open_streams == 0 || now >= drain_until))
+        int ranks_done = job->nlive == 0 && (open_streams == 0 || now >= drain_until);
+        if (ranks_done && (link == NULL || link->busy == NULL || !link->busy(job)))
             break;
 
-        long long wake = -1;
+        long long wake = link_wake;
         if (job->terminating && !job->killed)
             wake = job->kill_at_ms;
         if (job->timeout_at_ms > 0 && (wake < 0 || job->timeout_at_ms < wake))
             wake = job->timeout_at_ms;
-        if (drain_until > 0 && (wake < 0 || drain_until < wake))
+        if (drain_until > now && (wake < 0 || drain_until < wake))
             wake = drain_until;
         int ms = wake < 0 ? -1 : wake <= now ? 0 : (int)(wake - now);
 
@@ -287,44 +320,75 @@ static void raise_fd_limit(fy_mpx_job_t *job)
     }
 }
 
-int fy_mpx_job_run(const fy_mpx_opts_t *opts)
+int fy_mpx_job_init(fy_mpx_job_t *job, const fy_mpx_opts_t *opts, int nranks, int size)
 {
-    fy_mpx_job_t job = {
-        .opts = opts, .exit_code = -1, .stdin_to = -1, .sigfd = -1, .midline_rank = {-1, -1, -1}};
-    int stdin_ok = stdio_open();
-    if (stdin_ok < 0) {
-        fprintf(stderr, FY_MPX_PROG ": cannot open /dev/null\n");
-        return 1;
-    }
-    raise_fd_limit(&job);
-    /* Read a terminal only when we are in the foreground, or the shell stops us (SIGTTIN). */
-    job.stdin_open = stdin_ok && (!isatty(0) || tcgetpgrp(0) == getpgrp());
-
-    /* pid and time: unique among jobs on this host, even after pid reuse. */
-    snprintf(job.kvsname, sizeof(job.kvsname), "fy%ldx%lx", (long)getpid(),
-             (unsigned long)(fy_mpx_now_ms() & 0xffffffff));
-    fy_pmi_kvs_init(&job.kvs);
-    char map[64];
-    snprintf(map, sizeof(map), "(vector,(0,1,%d))", opts->np); /* all ranks on node 0 */
-    fy_pmi_kvs_put(&job.kvs, "PMI_process_mapping", map);
-
-    job.ranks = calloc((size_t)opts->np, sizeof(*job.ranks));
-    if (job.ranks == NULL) {
-        fprintf(stderr, FY_MPX_PROG ": out of memory\n");
-        return 1;
-    }
-    int app = 0, app_end = opts->app[0].np; /* ranks of app k come after those of app k-1 */
-    for (int i = 0; i < opts->np; i++) {
-        fy_mpx_rank_t *r = &job.ranks[i];
-        if (i == app_end)
-            app_end += opts->app[++app].np;
-        r->rank = i;
-        r->appnum = app;
+    *job = (fy_mpx_job_t){.opts = opts,
+                          .nranks = nranks,
+                          .size = size,
+                          .where = "",
+                          .secret_fd = -1,
+                          .exit_code = -1,
+                          .stdin_to = -1,
+                          .sigfd = -1,
+                          .midline_rank = {-1, -1, -1}};
+    fy_pmi_kvs_init(&job->kvs);
+    if (nranks == 0)
+        return 0;
+    job->ranks = calloc((size_t)nranks, sizeof(*job->ranks));
+    if (job->ranks == NULL)
+        return -1;
+    for (int i = 0; i < nranks; i++) {
+        fy_mpx_rank_t *r = &job->ranks[i];
         r->pmi_fd = -1;
         fy_pmi_linebuf_init(&r->pmi_in);
         fy_mpx_stream_init(&r->out, -1, 1);
         fy_mpx_stream_init(&r->err, -1, 2);
     }
+    return 0;
+}
+
+int fy_mpx_job_run(const fy_mpx_opts_t *opts)
+{
+    fy_mpx_job_t job;
+    if (fy_mpx_job_init(&job, opts, opts->np, opts->np) != 0) {
+        fprintf(stderr, FY_MPX_PROG ": out of memory\n");
+        return 1;
+    }
+    /* pid and time: unique among jobs on this host, even after pid reuse. */
+    snprintf(job.kvsname, sizeof(job.kvsname), "fy%ldx%lx", (long)getpid(),
+             (unsigned long)(fy_mpx_now_ms() & 0xffffffff));
+    char map[64];
+    snprintf(map, sizeof(map), "(vector,(0,1,%d))", opts->np); /* all ranks on node 0 */
+    fy_pmi_kvs_put(&job.kvs, "PMI_process_mapping", map);
+
+    int app = 0, app_end = opts->app[0].np; /* ranks of app k come after those of app k-1 */
+    for (int i = 0; i < opts->np; i++) {
+        if (i == app_end)
+            app_end += opts->app[++app].np;
+        job.ranks[i].rank = i;
+        job.ranks[i].appnum = app;
+    }
+    /* The job's secret, for the library's authenticated TCP connections (FERRY_NETMOD=tcp). */
+    uint8_t secret[FY_PX_SECRET_LEN];
+    if (fy_px_secret_new(secret) != 0 || (job.secret_fd = fy_px_secret_memfd(secret)) < 0) {
+        fprintf(stderr, FY_MPX_PROG ": cannot make the job's secret: %s\n", strerror(errno));
+        return 1;
+    }
+    return fy_mpx_job_exec(&job);
+}
+
+int fy_mpx_job_exec(fy_mpx_job_t *job)
+{
+    const fy_mpx_opts_t *opts = job->opts;
+    int stdin_ok = stdio_open();
+    if (stdin_ok < 0) {
+        fprintf(stderr, FY_MPX_PROG ": cannot open /dev/null\n");
+        return 1;
+    }
+    raise_fd_limit(job);
+    /* Read a terminal only when we are in the foreground, or the shell stops us (SIGTTIN). */
+    if (!job->stdin_remote)
+        job->stdin_open = stdin_ok && (!isatty(0) || tcgetpgrp(0) == getpgrp());
 
     /* Signals arrive through the poll loop; blocked before any child exists so none is lost. */
     sigset_t sigs;
@@ -337,46 +401,53 @@ int fy_mpx_job_run(const fy_mpx_opts_t *opts)
     /* Started with SIGCHLD ignored, our children would be reaped by the kernel and their
      * status lost. */
     signal(SIGCHLD, SIG_DFL);
-    job.sigfd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+    job->sigfd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
     signal(SIGPIPE, SIG_IGN);
-    if (job.sigfd < 0) {
+    if (job->sigfd < 0) {
         fprintf(stderr, FY_MPX_PROG ": signalfd: %s\n", strerror(errno));
         return 1;
     }
 
-    if (fy_mpx_spawn_leader(&job) != 0)
+    if (job->nranks > 0 && fy_mpx_spawn_leader(job) != 0)
         return 1;
     if (opts->timeout > 0)
-        job.timeout_at_ms = fy_mpx_now_ms() + (long long)opts->timeout * 1000;
-    if (fy_mpx_spawn_ranks(&job) != 0)
-        fy_mpx_job_terminate(&job, SIGKILL, 0); /* spawn recorded the failure */
+        job->timeout_at_ms = fy_mpx_now_ms() + (long long)opts->timeout * 1000;
+    if (fy_mpx_spawn_ranks(job) != 0)
+        fy_mpx_job_terminate(job, SIGKILL, 0); /* spawn recorded the failure */
 
-    if (loop(&job) != 0) {
+    if (loop(job) != 0) {
         /* Cannot watch the job any more: end it. */
-        fy_mpx_job_fail(&job, 1, NULL);
-        fy_mpx_signal_all(&job, SIGKILL);
-        for (int i = 0; i < opts->np; i++) {
-            if (job.ranks[i].pid > 0)
-                waitpid(job.ranks[i].pid, NULL, 0);
+        fy_mpx_job_fail(job, 1, NULL);
+        fy_mpx_signal_all(job, SIGKILL);
+        for (int i = 0; i < job->nranks; i++) {
+            if (job->ranks[i].pid > 0)
+                waitpid(job->ranks[i].pid, NULL, 0);
         }
     }
 
-    kill(-job.leader, SIGKILL);
-    waitpid(job.leader, NULL, 0);
-    for (int i = 0; i < opts->np; i++) {
-        fy_mpx_rank_t *r = &job.ranks[i];
-        fy_mpx_stream_close(&job, i, &r->out);
-        fy_mpx_stream_close(&job, i, &r->err);
-        fy_mpx_pmi_close(&job, r);
+    if (job->leader > 0) {
+        kill(-job->leader, SIGKILL);
+        waitpid(job->leader, NULL, 0);
     }
-    fy_mpx_stdin_close(&job);
-    fy_mpx_shm_cleanup(job.kvsname);
-    fy_pmi_kvs_fini(&job.kvs);
-    free(job.stdin_buf);
-    free(job.ranks);
-    close(job.sigfd);
+    for (int i = 0; i < job->nranks; i++) {
+        fy_mpx_rank_t *r = &job->ranks[i];
+        fy_mpx_stream_close(job, r->rank, &r->out);
+        fy_mpx_stream_close(job, r->rank, &r->err);
+        fy_mpx_pmi_close(job, r);
+    }
+    fy_mpx_stdin_close(job);
+    if (job->nranks > 0)
+        fy_mpx_shm_cleanup(job->kvsname);
+    fy_pmi_kvs_fini(&job->kvs);
+    free(job->stdin_buf);
+    job->stdin_buf = NULL;
+    free(job->ranks);
+    job->ranks = NULL;
+    close(job->sigfd);
+    if (job->secret_fd >= 0)
+        close(job->secret_fd);
 
-    if (job.exit_code >= 0)
-        return job.exit_code;
-    return job.caught_signal ? 128 + job.caught_signal : 0;
+    if (job->exit_code >= 0)
+        return job->exit_code;
+    return job->caught_signal ? 128 + job->caught_signal : 0;
 }

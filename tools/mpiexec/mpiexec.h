@@ -4,6 +4,10 @@
  * Single-threaded: one poll() loop (job.c) over the signalfd, stdin, and each rank's PMI socket
  * and output pipes. Every rank and every process it starts live in one process group led by a
  * sleeper process we own, so the group id cannot be reused while we may still signal it.
+ *
+ * A job on several hosts (launch.c) runs the same loop with no ranks of its own and a link
+ * (fy_mpx_link_t) to one proxy per host (tools/proxy), each of which runs this loop over its
+ * host's ranks with a link up to mpiexec; see docs/DESIGN.md, "Launching across hosts".
  */
 #ifndef FY_MPIEXEC_H
 #define FY_MPIEXEC_H
@@ -11,11 +15,15 @@
 #include "pmi_kvs.h"
 #include "pmi_wire.h"
 
+#include <poll.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#ifndef FY_MPX_PROG
 #define FY_MPX_PROG "mpiexec"
+#endif
 /* Most ranks in one job: the library's shared-memory transport keeps per-peer state for at most
  * this many local ranks (src/xport/shm), and every rank here is local. */
 #define FY_MPX_MAX_RANKS 4096
@@ -41,6 +49,9 @@ int fy_mpx_place(const fy_mpx_hosts_t *hs, int np, int ppn, int rr, int oversubs
                  int *host_of, char *err, size_t len);
 int fy_mpx_host_is_local(const char *name);
 void fy_mpx_hosts_free(fy_mpx_hosts_t *hs);
+/* PMI_process_mapping for host_of[0..np): "(vector,(first,count,per_host),...)"; 0, or -1 when
+ * it does not fit in len bytes. */
+int fy_mpx_process_mapping(const int *host_of, int np, char *out, size_t len);
 
 /* NAME=VALUE strings to set in ranks, in order. */
 typedef struct fy_mpx_env {
@@ -66,6 +77,15 @@ typedef struct fy_mpx_opts {
     int env_none;     /* -genvnone: start ranks with an empty environment */
     fy_mpx_env_t env; /* -genv, -x, -genvlist */
     int timeout;      /* seconds, 0 = none */
+    /* Multi-host (launch.c): the hosts and where each rank goes. */
+    fy_mpx_hosts_t *hosts;
+    int *host_of;
+    const char *launcher;      /* ssh, rsh or fork */
+    const char *launcher_exec; /* the agent program, NULL: the launcher's name */
+    const char *iface;         /* -iface or FERRY_TCP_IF, NULL: the route to the first host */
+    /* In a proxy: mpiexec's environment (NULL-terminated) that ranks start from instead of
+     * ours, unless env_none. NULL in mpiexec itself. */
+    char **base_env;
 } fy_mpx_opts_t;
 
 /* One output stream of a rank (stdout or stderr), forwarded line by line. */
@@ -96,9 +116,50 @@ typedef struct fy_mpx_rank {
     fy_mpx_stream_t out, err;
 } fy_mpx_rank_t;
 
-typedef struct fy_mpx_job {
+typedef struct fy_mpx_job fy_mpx_job_t;
+
+/* What a job reaches beyond its own ranks: the proxies (mpiexec on several hosts, launch.c) or
+ * mpiexec (in a proxy, tools/proxy). NULL on one host. Every hook may be NULL. Called from the
+ * poll loop only. */
+typedef struct fy_mpx_link {
+    /* Its descriptors for the next poll (at most job->link_slots); returns how many. */
+    int (*add)(fy_mpx_job_t *job, struct pollfd *pfd);
+    /* After poll: the entries it added, with their revents. */
+    void (*ready)(fy_mpx_job_t *job, struct pollfd *pfd, int n);
+    /* Runs its timers; returns when it wants to be woken next (ms, fy_mpx_now_ms), or -1. */
+    long long (*tick)(fy_mpx_job_t *job, long long now);
+    /* The loop must go on although the job's own ranks are gone. */
+    int (*busy)(fy_mpx_job_t *job);
+    /* SIGCHLD arrived: reap the link's own children. */
+    void (*child)(fy_mpx_job_t *job);
+    /* sig for every rank beyond ours (after fy_mpx_job_terminate or a second signal). */
+    void (*signal)(fy_mpx_job_t *job, int sig);
+    /* A failure to report instead of printing it: the job's exit code so far, and the one line
+     * about it (NULL for a quiet failure). */
+    void (*fail)(fy_mpx_job_t *job, int code, const char *msg);
+    /* Output of a rank to pass on instead of writing it (whole lines, or a last piece). */
+    void (*emit)(fy_mpx_job_t *job, int rank, int dest, const char *buf, size_t len);
+    /* A KVS put by one of our ranks, and the moment all of them entered a PMI barrier (the
+     * link calls fy_mpx_pmi_barrier_out when the whole job has). */
+    void (*put)(fy_mpx_job_t *job, const char *key, const char *val);
+    void (*fence)(fy_mpx_job_t *job);
+    /* Too much output is queued: stop reading the ranks' pipes for now. */
+    int (*out_full)(fy_mpx_job_t *job);
+} fy_mpx_link_t;
+
+struct fy_mpx_job {
     const fy_mpx_opts_t *opts;
-    fy_mpx_rank_t *ranks;
+    fy_mpx_rank_t *ranks; /* this host's ranks: all of them on one host */
+    int nranks;
+    int size;     /* ranks in the whole job */
+    int host_id;  /* FY_HOST_ID of our ranks */
+    const char *where; /* "" or " on host NAME", for messages about ranks */
+    int secret_fd;     /* read-only memfd with the job's secret in hex (FY_SECRET_FD), or -1 */
+    const char *tcp_addr; /* FY_TCP_ADDR for our ranks, or NULL */
+    const fy_mpx_link_t *link;
+    void *link_ctx;
+    int link_slots;
+    int stdin_remote; /* stdin for rank 0 comes through the link, not our fd 0 */
     int nlive;    /* ranks not yet reaped */
     pid_t leader; /* the process-group leader (see top of file) */
     char kvsname[64];
@@ -125,10 +186,17 @@ typedef struct fy_mpx_job {
     int caught_signal;       /* a signal we received and forwarded, 0 if none */
     long long kill_at_ms;    /* when to escalate to SIGKILL */
     long long timeout_at_ms; /* 0: no timeout */
-} fy_mpx_job_t;
+};
 
 /* job.c */
+/* The job on this host alone; returns mpiexec's exit status. */
 int fy_mpx_job_run(const fy_mpx_opts_t *opts);
+/* Runs a job whose ranks, KVS, kvsname, secret and link are set up: starts the ranks, serves
+ * them until all are gone (and the link is not busy), cleans up; returns the exit status. */
+int fy_mpx_job_exec(fy_mpx_job_t *job);
+/* A job structure with its ranks' table for nranks local ranks (world numbers and apps set by
+ * the caller); 0 or -1 (out of memory). */
+int fy_mpx_job_init(fy_mpx_job_t *job, const fy_mpx_opts_t *opts, int nranks, int size);
 long long fy_mpx_now_ms(void);
 /* Ends the job: `sig` to every rank (and the group) now, SIGKILL after grace_ms. */
 void fy_mpx_job_terminate(fy_mpx_job_t *job, int sig, int grace_ms);
@@ -156,6 +224,8 @@ extern int fy_mpx_pmi_debug;
 /* Reads and answers what is pending on the rank's PMI socket (drain: until end of stream). */
 void fy_mpx_pmi_input(fy_mpx_job_t *job, fy_mpx_rank_t *r, int drain);
 void fy_mpx_pmi_close(fy_mpx_job_t *job, fy_mpx_rank_t *r);
+/* Ends the current PMI barrier: every rank of ours gets its barrier_out. */
+void fy_mpx_pmi_barrier_out(fy_mpx_job_t *job);
 
 /* iofwd.c */
 void fy_mpx_stream_init(fy_mpx_stream_t *s, int fd, int dest);
@@ -166,5 +236,52 @@ void fy_mpx_stream_close(fy_mpx_job_t *job, int rank, fy_mpx_stream_t *s);
 void fy_mpx_stdin_read(fy_mpx_job_t *job);
 void fy_mpx_stdin_write(fy_mpx_job_t *job);
 void fy_mpx_stdin_close(fy_mpx_job_t *job);
+/* Writes a rank's output (whole lines, or a last piece) to our dest, with -l labels. */
+void fy_mpx_emit(fy_mpx_job_t *job, int rank, int dest, const char *buf, size_t len);
+
+/* launch.c: the job across hosts (mpiexec's side). */
+int fy_mpx_launch(const fy_mpx_opts_t *opts);
+
+/* launch.c, in a proxy that relays for child proxies (the tree): starts their agents, accepts
+ * and authenticates them, passes frames between them and mpiexec (up: each as it comes, in
+ * RELAY_UP, through `up`), keeps them alive. The proxy's link calls the hooks below beside its
+ * own. index/name/parent: every proxy below this one (parent: a proxy index). NULL when out of
+ * memory or when it cannot listen (message printed). */
+typedef struct fy_mpx_relay fy_mpx_relay_t;
+fy_mpx_relay_t *fy_mpx_relay_new(fy_mpx_job_t *job, const uint8_t *secret, const char *agent,
+                                 const char *proxy, const char *listen_addr, int self, int ndesc,
+                                 const int *index, char *const *name, const int *parent,
+                                 void (*up)(void *ctx, const void *frame, size_t len), void *ctx);
+int fy_mpx_relay_slots(const fy_mpx_relay_t *R);
+int fy_mpx_relay_add(fy_mpx_relay_t *R, struct pollfd *pfd);
+void fy_mpx_relay_ready(fy_mpx_relay_t *R, struct pollfd *pfd, int n);
+long long fy_mpx_relay_tick(fy_mpx_relay_t *R, long long now);
+int fy_mpx_relay_busy(fy_mpx_relay_t *R);
+void fy_mpx_relay_child(fy_mpx_relay_t *R);
+void fy_mpx_relay_signal(fy_mpx_relay_t *R, int sig);
+/* A whole RELAY_DOWN frame from mpiexec for proxy dest (or FY_PX_ALL) below us. */
+void fy_mpx_relay_down(fy_mpx_relay_t *R, uint32_t dest, const void *frame, size_t len);
+/* mpiexec is gone: drop the children (they end their ranks when they see it). */
+void fy_mpx_relay_abandon(fy_mpx_relay_t *R);
+void fy_mpx_relay_free(fy_mpx_relay_t *R);
+
+/* pxaddr.c: where proxies connect, and the programs. */
+typedef struct fy_mpx_listen {
+    int lfd[2];
+    int nlfd;
+    char addrs[1024]; /* what proxies connect to, comma-separated */
+    int port;
+} fy_mpx_listen_t;
+/* -iface (name or network), else: the loopback when every proxy runs here (all_here), the
+ * address routing to first_remote, or every address of ours. 0, or -1 (message printed). */
+int fy_mpx_listen_choose(fy_mpx_listen_t *ls, const char *iface, int all_here,
+                         const char *first_remote);
+/* On one address (a proxy relaying: the address mpiexec reached it by). 0 or -1 (errno). */
+int fy_mpx_listen_at(fy_mpx_listen_t *ls, const char *addr);
+/* As execvp would find name: 0 with out set, or -1. */
+int fy_mpx_find_program(const char *name, char *out, size_t len);
+/* ferry-proxy beside our own executable, or $FERRY_PROXY; out holds PATH_MAX. 0, or -1
+ * (message printed). */
+int fy_mpx_find_proxy(char *out, size_t len);
 
 #endif

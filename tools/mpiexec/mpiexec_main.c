@@ -33,6 +33,9 @@ enum opt_id {
     OPT_MAP_BY,
     OPT_OVERSUBSCRIBE,
     OPT_DISPLAY_MAP,
+    OPT_LAUNCHER,
+    OPT_LAUNCHER_EXEC,
+    OPT_IFACE,
     OPT_HELP,
     OPT_VERSION,
     OPT_IGNORE,
@@ -80,6 +83,12 @@ static const opt_t options[] = {
     {"map-by", 1, OPT_MAP_BY},
     {"oversubscribe", 0, OPT_OVERSUBSCRIBE},
     {"display-map", 0, OPT_DISPLAY_MAP},
+    /* Starting proxies on other hosts (launch.c); Hydra's spellings. */
+    {"launcher", 1, OPT_LAUNCHER},
+    {"bootstrap", 1, OPT_LAUNCHER},
+    {"launcher-exec", 1, OPT_LAUNCHER_EXEC},
+    {"bootstrap-exec", 1, OPT_LAUNCHER_EXEC},
+    {"iface", 1, OPT_IFACE},
     /* Binding and the rest: nothing to do. */
     {"allow-run-as-root", 0, OPT_IGNORE},
     {"bind-to", 1, OPT_IGNORE},
@@ -87,25 +96,28 @@ static const opt_t options[] = {
     {"report-bindings", 0, OPT_IGNORE},
     {"use-hwthread-cpus", 0, OPT_IGNORE},
     {"mca", 2, OPT_IGNORE},
-    {"bootstrap", 1, OPT_IGNORE},
-    {"launcher", 1, OPT_IGNORE},
-    {"iface", 1, OPT_IGNORE},
 };
 
 static void usage(FILE *f)
 {
     fprintf(f, "Usage: " FY_MPX_PROG " [options] program [args...] [: [options] program ...]\n"
-               "Runs N copies of program on this host as one MPI job; programs separated by\n"
-               "':' run side by side (MPMD), each with its own -n, -env and -wdir.\n\n"
+               "Runs N copies of program as one MPI job, on this host or on the hosts given;\n"
+               "programs separated by ':' run side by side (MPMD), each with its own -n, -env\n"
+               "and -wdir.\n\n"
                "  -n, -np N               number of ranks (default: host slots, else 1)\n"
-               "  -host, -hosts LIST      hosts, comma-separated; 'name:N' gives N slots (this\n"
-               "                          release runs ranks on this machine only)\n"
+               "  -host, -hosts LIST      hosts, comma-separated; 'name:N' gives N slots\n"
                "  -f, -hostfile, -machinefile FILE\n"
                "                          hosts, one per line ('name', 'name:N', 'name slots=N')\n"
                "  -ppn N                  N ranks per host (also -perhost, -npernode)\n"
                "  -rr, --map-by node      one rank per host in turn (default: fill each host)\n"
                "  --oversubscribe         allow more ranks than the slots given\n"
                "  --display-map           print each rank's host before starting\n"
+               "  -launcher ssh|rsh|fork  how to start a proxy on another host (default ssh;\n"
+               "                          fork: on this machine; also -bootstrap)\n"
+               "  -launcher-exec PATH     the agent, run as 'PATH HOST COMMAND...' like ssh\n"
+               "                          (also -bootstrap-exec)\n"
+               "  -iface NAME|CIDR        the network the proxies reach us on (also\n"
+               "                          FERRY_TCP_IF; default: the route to the first host)\n"
                "  -genv NAME VALUE        set NAME in every rank\n"
                "  -env NAME VALUE         set NAME in the ranks of this program\n"
                "  -x NAME[=VALUE]         export NAME (our value, or VALUE) to every rank\n"
@@ -117,7 +129,7 @@ static void usage(FILE *f)
                "  --timeout SEC           kill the job after SEC seconds (also MPIEXEC_TIMEOUT)\n"
                "  --                      ends the options: the program follows\n"
                "  -h, --help, --version\n"
-               "Ignored: --allow-run-as-root -bind-to X -rank-by X --mca K V -bootstrap X\n\n"
+               "Ignored: --allow-run-as-root -bind-to X -rank-by X --mca K V\n\n"
                "Exit status: 0 if every rank exits 0, else that of the first rank to fail\n"
                "(128+N for signal N), the code given to MPI_Abort (modulo 256, as exit() does),\n"
                "124 on timeout, 1 on usage errors, 127 if the program is not found, 126 if it\n"
@@ -324,6 +336,9 @@ int main(int argc, char **argv)
     fy_mpx_app_t cur = {0};
     fy_mpx_hosts_t hosts = {0};
     int ppn = 0, rr = 0, oversubscribe = 0, display_map = 0;
+    const char *launcher = "ssh", *launcher_exec = NULL, *iface = getenv("FERRY_TCP_IF");
+    if (iface != NULL && *iface == '\0')
+        iface = NULL;
     char err[512];
 
     const char *dbg = getenv("FY_MPIEXEC_DEBUG");
@@ -385,6 +400,14 @@ int main(int argc, char **argv)
                 break;
             case OPT_OVERSUBSCRIBE: oversubscribe = 1; break;
             case OPT_DISPLAY_MAP: display_map = 1; break;
+            case OPT_LAUNCHER:
+                if (strcmp(a[0], "ssh") != 0 && strcmp(a[0], "rsh") != 0 &&
+                    strcmp(a[0], "fork") != 0)
+                    die("%s '%s': ssh, rsh or fork", arg, a[0]);
+                launcher = a[0];
+                break;
+            case OPT_LAUNCHER_EXEC: launcher_exec = a[0]; break;
+            case OPT_IFACE: iface = a[0]; break;
             case OPT_ENV: add_env(&o.env, a[0], a[1]); break;
             case OPT_ENV_LOCAL: add_env(&cur.env, a[0], a[1]); break;
             case OPT_ENVALL: o.env_none = 0; break;
@@ -450,13 +473,24 @@ int main(int argc, char **argv)
     if (display_map)
         for (int r = 0; r < o.np; r++)
             fprintf(stderr, FY_MPX_PROG ": rank %d on %s\n", r, hosts.h[host_of[r]].name);
-    for (int r = 0; r < o.np; r++)
-        if (!fy_mpx_host_is_local(hosts.h[host_of[r]].name))
-            die("host '%s' (rank %d) is not this machine; this release of Ferry runs on the "
-                "local host only", hosts.h[host_of[r]].name, r);
+    /* All ranks on this machine (under whatever names): today's path, no proxy. Else one
+     * proxy per host (launch.c). */
+    int remote = 0;
+    for (int r = 0; r < o.np && !remote; r++)
+        remote = !fy_mpx_host_is_local(hosts.h[host_of[r]].name);
+    int status;
+    if (!remote) {
+        status = fy_mpx_job_run(&o);
+    } else {
+        o.hosts = &hosts;
+        o.host_of = host_of;
+        o.launcher = launcher;
+        o.launcher_exec = launcher_exec;
+        o.iface = iface;
+        status = fy_mpx_launch(&o);
+    }
     free(host_of);
     fy_mpx_hosts_free(&hosts);
-    int status = fy_mpx_job_run(&o);
     free_opts(&o);
     return status;
 }

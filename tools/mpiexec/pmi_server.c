@@ -48,7 +48,7 @@ static void on_init(fy_mpx_job_t *job, fy_mpx_rank_t *r, const fy_pmi_msg_t *m)
         r->pmi_state = FY_MPX_PMI_INIT;
     /* rank and size are extras for clients without PMI_RANK; others ignore unknown keys. */
     reply(r, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0 rank=%d size=%d", r->rank,
-          job->opts->np);
+          job->size);
 }
 
 /* The older handshake of clients given PMI_ID instead of PMI_RANK. */
@@ -56,7 +56,7 @@ static void on_initack(fy_mpx_job_t *job, fy_mpx_rank_t *r, const fy_pmi_msg_t *
 {
     (void)m;
     reply(r, "cmd=initack rc=0");
-    reply(r, "cmd=set size=%d", job->opts->np);
+    reply(r, "cmd=set size=%d", job->size);
     reply(r, "cmd=set rank=%d", r->rank);
     reply(r, "cmd=set debug=0");
 }
@@ -83,7 +83,7 @@ static void on_get_my_kvsname(fy_mpx_job_t *job, fy_mpx_rank_t *r, const fy_pmi_
 static void on_get_universe_size(fy_mpx_job_t *job, fy_mpx_rank_t *r, const fy_pmi_msg_t *m)
 {
     (void)m;
-    reply(r, "cmd=universe_size rc=0 size=%d", job->opts->np);
+    reply(r, "cmd=universe_size rc=0 size=%d", job->size);
 }
 
 static int kvsname_ok(const fy_mpx_job_t *job, const fy_pmi_msg_t *m)
@@ -101,8 +101,11 @@ static void on_put(fy_mpx_job_t *job, fy_mpx_rank_t *r, const fy_pmi_msg_t *m)
         reply(r, "cmd=put_result rc=-1 msg=missing_key_or_value");
     else if (fy_pmi_kvs_put(&job->kvs, key, val) != 0)
         reply(r, "cmd=put_result rc=-1 msg=out_of_memory");
-    else
+    else {
+        if (job->link != NULL && job->link->put != NULL)
+            job->link->put(job, key, val); /* to the other hosts at the next barrier */
         reply(r, "cmd=put_result rc=0 msg=success");
+    }
 }
 
 static void on_get(fy_mpx_job_t *job, fy_mpx_rank_t *r, const fy_pmi_msg_t *m)
@@ -123,9 +126,17 @@ static void on_barrier_in(fy_mpx_job_t *job, fy_mpx_rank_t *r, const fy_pmi_msg_
     if (r->in_barrier)
         return;
     r->in_barrier = 1;
-    if (++job->nbarrier < job->opts->np)
+    if (++job->nbarrier < job->nranks)
         return;
-    for (int i = 0; i < job->opts->np; i++) {
+    if (job->link != NULL && job->link->fence != NULL)
+        job->link->fence(job); /* the barrier ends when every host's ranks are in it */
+    else
+        fy_mpx_pmi_barrier_out(job);
+}
+
+void fy_mpx_pmi_barrier_out(fy_mpx_job_t *job)
+{
+    for (int i = 0; i < job->nranks; i++) {
         fy_mpx_rank_t *o = &job->ranks[i];
         o->in_barrier = 0;
         reply(o, "cmd=barrier_out rc=0");
@@ -153,11 +164,11 @@ static void on_abort(fy_mpx_job_t *job, fy_mpx_rank_t *r, const fy_pmi_msg_t *m)
         snprintf(differs, sizeof(differs), " (exit status %d)", status);
     const char *msg = fy_pmi_wire_get(m, "error_msg");
     if (msg != NULL && *msg != '\0')
-        fy_mpx_job_fail(job, status, "rank %d called MPI_Abort with code %d%s: %s", r->rank, code,
-                        differs, msg);
+        fy_mpx_job_fail(job, status, "rank %d%s called MPI_Abort with code %d%s: %s", r->rank,
+                        job->where, code, differs, msg);
     else
-        fy_mpx_job_fail(job, status, "rank %d called MPI_Abort with code %d%s", r->rank, code,
-                        differs);
+        fy_mpx_job_fail(job, status, "rank %d%s called MPI_Abort with code %d%s", r->rank,
+                        job->where, code, differs);
     /* No reply: the rank waits to be killed. */
 }
 

@@ -19,8 +19,12 @@
 /* The leader owns the group id. It is never reaped before the job ends, so the id cannot be
  * handed to an unrelated process while we may still signal the group; and if mpiexec itself is
  * killed, it cleans up for it: removes the job's shared memory and kills the group. */
-static void leader_main(pid_t parent, const char *kvsname)
+static void leader_main(pid_t parent, const char *kvsname, int named)
 {
+    /* In a proxy: a name of its own, so that whoever kills the proxy by name (pkill) leaves
+     * the leader to end the ranks. */
+    if (named)
+        prctl(PR_SET_NAME, "ferry-leader");
     int fd = open("/dev/null", O_RDWR);
     if (fd >= 0) {
         dup2(fd, 0);
@@ -54,7 +58,7 @@ int fy_mpx_spawn_leader(fy_mpx_job_t *job)
     }
     if (pid == 0) {
         setpgid(0, 0);
-        leader_main(parent, job->kvsname);
+        leader_main(parent, job->kvsname, job->link != NULL);
     }
     setpgid(pid, pid); /* also here: the ranks must not join a group that does not exist yet */
     job->leader = pid;
@@ -71,11 +75,12 @@ static void set_env_int(const char *name, int v)
 /* In the child: everything between fork and exec. Never returns. With status_fd >= 0 (closed
  * by a successful exec), a failed exec is told to the parent as an errno value there, and the
  * parent prints the one message for the whole job. */
-static void rank_exec(const fy_mpx_job_t *job, int rank, int pmi_fd, int in_fd, int out_fd,
+static void rank_exec(const fy_mpx_job_t *job, int idx, int pmi_fd, int in_fd, int out_fd,
                       int err_fd, int status_fd)
 {
     const fy_mpx_opts_t *o = job->opts;
-    const fy_mpx_app_t *app = &o->app[job->ranks[rank].appnum];
+    const fy_mpx_app_t *app = &o->app[job->ranks[idx].appnum];
+    int rank = job->ranks[idx].rank;
 
     setpgid(0, job->leader);
     /* Undo what mpiexec set for itself: blocked signals (for its signalfd) and ignored SIGPIPE
@@ -91,9 +96,15 @@ static void rank_exec(const fy_mpx_job_t *job, int rank, int pmi_fd, int in_fd, 
         _exit(127);
     int flags = fcntl(pmi_fd, F_GETFD);
     fcntl(pmi_fd, F_SETFD, flags & ~FD_CLOEXEC);
+    if (job->secret_fd >= 0)
+        fcntl(job->secret_fd, F_SETFD, fcntl(job->secret_fd, F_GETFD) & ~FD_CLOEXEC);
 
-    if (o->env_none)
+    if (o->env_none || o->base_env != NULL)
         clearenv();
+    if (!o->env_none && o->base_env != NULL) {
+        for (char **e = o->base_env; *e != NULL; e++)
+            putenv(*e);
+    }
     for (int i = 0; i < o->env.n; i++)
         putenv(o->env.var[i]);
     for (int i = 0; i < app->env.n; i++)
@@ -103,10 +114,20 @@ static void rank_exec(const fy_mpx_job_t *job, int rank, int pmi_fd, int in_fd, 
     unsetenv("PMI_ID");
     set_env_int("PMI_FD", pmi_fd);
     set_env_int("PMI_RANK", rank);
-    set_env_int("PMI_SIZE", o->np);
+    set_env_int("PMI_SIZE", job->size);
     setenv("PMI_SPAWNED", "0", 1);
-    set_env_int("MPI_LOCALRANKID", rank);
-    set_env_int("MPI_LOCALNRANKS", o->np);
+    set_env_int("MPI_LOCALRANKID", idx);
+    set_env_int("MPI_LOCALNRANKS", job->nranks);
+    /* The contract with the library (docs/DESIGN.md, "Launching across hosts"). */
+    set_env_int("FY_HOST_ID", job->host_id);
+    if (job->secret_fd >= 0)
+        set_env_int("FY_SECRET_FD", job->secret_fd);
+    else
+        unsetenv("FY_SECRET_FD");
+    if (job->tcp_addr != NULL)
+        setenv("FY_TCP_ADDR", job->tcp_addr, 1);
+    else
+        unsetenv("FY_TCP_ADDR");
 
     if (app->wdir != NULL && chdir(app->wdir) != 0) {
         fprintf(stderr, FY_MPX_PROG ": rank %d: cannot change to directory '%s': %s\n", rank,
@@ -171,7 +192,8 @@ static int spawn_rank(fy_mpx_job_t *job, fy_mpx_rank_t *r)
 {
     int sv[2], out[2], err[2], in[2] = {-1, -1}, st[2] = {-1, -1};
     const fy_mpx_app_t *app = &job->opts->app[r->appnum];
-    int first_of_app = r->rank == 0 || job->ranks[r->rank - 1].appnum != r->appnum;
+    int idx = (int)(r - job->ranks);
+    int first_of_app = idx == 0 || r[-1].appnum != r->appnum;
 
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
         goto err_msg;
@@ -194,7 +216,7 @@ static int spawn_rank(fy_mpx_job_t *job, fy_mpx_rank_t *r)
     if (pid < 0)
         goto err_st;
     if (pid == 0)
-        rank_exec(job, r->rank, sv[1], in[0], out[1], err[1], st[1]);
+        rank_exec(job, idx, sv[1], in[0], out[1], err[1], st[1]);
 
     setpgid(pid, job->leader);
     close(sv[1]);
@@ -253,7 +275,7 @@ err_msg:
 
 int fy_mpx_spawn_ranks(fy_mpx_job_t *job)
 {
-    for (int i = 0; i < job->opts->np; i++) {
+    for (int i = 0; i < job->nranks; i++) {
         if (spawn_rank(job, &job->ranks[i]) != 0)
             return -1;
     }
@@ -267,9 +289,11 @@ void fy_mpx_signal_all(fy_mpx_job_t *job, int sig)
     /* A rank that left the job's process group (setsid) still gets the signal; the others
      * must not get it twice: a handler that is still running when the second copy arrives
      * runs again. */
-    for (int i = 0; i < job->opts->np; i++) {
+    for (int i = 0; i < job->nranks; i++) {
         pid_t pid = job->ranks[i].pid;
         if (pid > 0 && (job->leader <= 0 || getpgid(pid) != job->leader))
             kill(pid, sig);
     }
+    if (job->link != NULL && job->link->signal != NULL)
+        job->link->signal(job, sig);
 }

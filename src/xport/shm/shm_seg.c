@@ -512,6 +512,7 @@ void fy_shm_fini(void)
     /* A rank past MPI_Finalize never moves again: for the deadlock detector it stays stuck. */
     if (fy_shm.base)
         atomic_fetch_add(&fy_shm.hdr->stuck, 1);
+    fy_shm_efd_fini();
     if (fy_shm.base)
         munmap(fy_shm.base, fy_shm.bytes);
     free(fy_shm.local_of);

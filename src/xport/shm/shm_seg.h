@@ -89,6 +89,12 @@ typedef struct fy_bell {
     atomic_uint sleepers;                   /* threads of this rank in or near futex_wait */
     int32_t pid;
     atomic_uint gone; /* 1: this rank entered MPI_Finalize; it sends and receives no more */
+    /* A rank that also waits for TCP sleeps in epoll_wait, not on the futex: its eventfd's
+     * number in its own process plus one (0: none, as a fresh segment says; producers ring it
+     * through pidfd_getfd), and 1 in efd_refused once a producer could not get it (the
+     * sleeper then wakes often instead). */
+    _Atomic int32_t efd1;
+    atomic_uint efd_refused;
     _Atomic int64_t rung_ns; /* CLOCK_MONOTONIC when a peer last woke a sleeper here: the
                               * sleeper times its own wake-up from it */
     /* What a peer deciding whether to wait for this rank by polling or by sleeping can know
@@ -184,6 +190,8 @@ static inline size_t fy_shm_queue_stride(int inbox, int n, uint32_t bytes, size_
     return (off + bytes + 4095) / 4096 * 4096;
 }
 
+/* Closes the eventfds of fy_shm_use_eventfd and of peers rung through them. */
+void fy_shm_efd_fini(void);
 /* Rings local rank l's doorbell (fy_shm_ring_bell takes a world rank). */
 void fy_shm_ring_bell_local(int l);
 /* The two halves of the store-load barrier between a producer and a sleeping consumer (see

@@ -14,6 +14,7 @@
 #include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,6 +68,34 @@ void fy_shm_fence_slow(void)
         atomic_thread_fence(memory_order_seq_cst);
 }
 
+/* Our own eventfd (a rank with TCP peers), and the ones of peers we rang, by local rank:
+ * -2 not yet asked for, -1 refused. */
+static int own_efd = -1;
+static int *peer_efd;
+
+static int efd_of(fy_bell_t *b)
+{
+    if (b == my_bell())
+        return own_efd;
+    int l = (int)(b - fy_shm.bell);
+    if (!peer_efd) {
+        peer_efd = malloc(sizeof(int) * (size_t)fy_shm.n);
+        for (int i = 0; peer_efd && i < fy_shm.n; i++)
+            peer_efd[i] = -2;
+        if (!peer_efd)
+            return -1;
+    }
+    if (peer_efd[l] == -2) {
+        int pidfd = (int)syscall(SYS_pidfd_open, b->pid, 0);
+        peer_efd[l] = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, atomic_load(&b->efd1) - 1, 0);
+        if (pidfd >= 0)
+            close(pidfd);
+        if (peer_efd[l] < 0)
+            atomic_store(&b->efd_refused, 1);
+    }
+    return peer_efd[l];
+}
+
 static void ring(fy_bell_t *b)
 {
     fy_shm_fence_fast();
@@ -74,8 +103,50 @@ static void ring(fy_bell_t *b)
         /* The slow path already: a clock read lets the sleeper time its wake-up. */
         atomic_store_explicit(&b->rung_ns, fy_now_ns(), memory_order_relaxed);
         atomic_fetch_add(&b->seq, 1);
-        futex(&b->seq, FUTEX_WAKE, INT_MAX, NULL);
+        int efd = atomic_load_explicit(&b->efd1, memory_order_relaxed) > 0 ? efd_of(b) : -1;
+        if (efd >= 0) {
+            uint64_t one = 1;
+            if (write(efd, &one, sizeof one) < 0) { /* full counter: it is awake anyway */
+            }
+        } else {
+            futex(&b->seq, FUTEX_WAKE, INT_MAX, NULL);
+        }
     }
+}
+
+void fy_shm_efd_fini(void)
+{
+    for (int i = 0; peer_efd && i < fy_shm.n; i++)
+        if (peer_efd[i] >= 0)
+            close(peer_efd[i]);
+    free(peer_efd);
+    peer_efd = NULL;
+    if (own_efd >= 0)
+        close(own_efd);
+    own_efd = -1;
+}
+
+int fy_shm_rung(void)
+{
+    return atomic_load(&my_bell()->seq) != sleep_seq;
+}
+
+int fy_shm_use_eventfd(void)
+{
+    if (!fy_shm.base)
+        return -1;
+    own_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    atomic_store(&my_bell()->efd1, own_efd + 1);
+    return own_efd;
+}
+
+int fy_shm_sleep_bound_ms(int timeout_ms)
+{
+    /* A producer could not reach our eventfd: look again soon rather than miss it long. */
+    return fy_shm.base && atomic_load_explicit(&my_bell()->efd_refused, memory_order_relaxed) &&
+                   timeout_ms > 1
+               ? 1
+               : timeout_ms;
 }
 
 void fy_shm_ring_bell_local(int l)
@@ -96,7 +167,14 @@ void fy_shm_wake_self(void)
 void fy_shm_sleep_prepare(void)
 {
     fy_bell_t *b = my_bell();
-    atomic_fetch_add(&b->sleepers, 1);
+    /* The first sleeper empties the eventfd of rings nobody slept through (they only say
+     * "look again", and the caller looks once more after this); with another thread asleep,
+     * a ring may be that one's wake-up, so it stays. */
+    if (atomic_fetch_add(&b->sleepers, 1) == 0 && own_efd >= 0) {
+        uint64_t v;
+        if (read(own_efd, &v, sizeof v) < 0) { /* empty already */
+        }
+    }
     fy_shm_fence_slow(); /* pairs with the producers' fy_shm_fence_fast */
     sleep_seq = atomic_load(&b->seq);
 }
