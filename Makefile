@@ -35,7 +35,7 @@ install: all
 	cmake --install "$(BUILD)" --prefix "$(PREFIX)"
 
 bench: all
-	QUICK="$(QUICK)" BASELINE="$(BASELINE)" LOAD="$(LOAD)" bench/run.sh $(BUILD)
+	QUICK="$(QUICK)" BASELINE="$(BASELINE)" LOAD="$(LOAD)" ONLY="$(ONLY)" bench/run.sh $(BUILD)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

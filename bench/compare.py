@@ -25,9 +25,9 @@ from collections import defaultdict
 IMPLS = [("ferry", "Ferry"), ("mpich", "MPICH"), ("openmpi", "Open MPI")]
 PEERS = [("mpich", "MPICH"), ("openmpi", "Open MPI")]
 LOWER_BETTER = {"us": True, "s": True, "ns": True, "MBps": False, "msgps": False, "GBps": False,
-                "Mops": False, "MiB": True}
+                "Mops": False, "MiB": True, "ms": True}
 UNIT_TEXT = {"us": "µs", "s": "s", "ns": "ns", "MBps": "MB/s", "msgps": "msg/s", "GBps": "GB/s",
-             "Mops": "Mop/s", "MiB": "MiB"}
+             "Mops": "Mop/s", "MiB": "MiB", "ms": "ms"}
 # A run under a background load (run.sh LOAD=...) carries load=<kind> in its extras; its
 # measurements are the benchmark "<bench>@<kind>", next to the quiet "<bench>".
 LOAD_SEP = "@"
@@ -35,7 +35,10 @@ LOAD_TEXT = {"quiet": "quiet", "cpu": "CPU hog per core", "mem": "memory-bandwid
              "both": "CPU hog per core + memory hog"}
 PCTS = ("p10", "p50", "p90")
 # Extra keys that name a variant of a benchmark (e.g. gauss -p rows): part of its name.
-VARIANT_KEYS = ("p", "partition", "variant", "alg", "algorithm")
+VARIANT_KEYS = ("p", "partition", "variant", "alg", "algorithm", "layout")
+# bench/hosts.sh: MPI runs between test hosts are "net.<bench>.<hosts>x<ranks per host>" (their
+# layout= extra), the link's limits "link.*" (implementation "link"); they have their own section.
+NET_PREFIXES = ("net.", "link.")
 NOISE_FLOOR = 0.05
 # Peers count as witnesses of machine drift only when their own repetitions agree within this,
 # and the correction they give is bounded (a 2x drift within minutes has been seen here).
@@ -392,6 +395,10 @@ class Report:
     def is_dtype(self, bench):
         return self.program.get(bench, "") == "dtype"
 
+    @staticmethod
+    def is_net(bench):
+        return bench.startswith(NET_PREFIXES)
+
     # --- sections --------------------------------------------------------------------
 
     def header(self):
@@ -486,6 +493,8 @@ class Report:
 
     def summary(self):
         o = self.out
+        if all(self.is_net(b) for (b, r, n) in self.tables):
+            return  # only measurements between hosts: their own section has the tables
         o.append("## Summary: Ferry against its peers\n")
         o.append(self.caption(" | ".join(self.loads())))
         o.append("Geometric mean over all sizes of Ferry's median / the peer's median. "
@@ -495,7 +504,8 @@ class Report:
         o.append("| benchmark | ranks | unit | better | Ferry/MPICH | Ferry/Open MPI | verdict | notes |")
         o.append("|---|---:|---|---|---:|---:|---|---|")
         for bench, ranks, np in self.order():
-            if self.is_app(bench) or self.is_dtype(bench) or self.is_footprint(bench):
+            if self.is_app(bench) or self.is_dtype(bench) or self.is_footprint(bench) or \
+                    self.is_net(bench):
                 continue
             rk = f"{ranks}" + (f" (of {np})" if np != ranks else "")
             self.summary_row(bench, rk, [(bench, ranks, np)])
@@ -1146,6 +1156,234 @@ class Report:
             o.extend(sub_rows)
             o.append("")
 
+    # --- bench/hosts.sh: between test hosts ----------------------------------------------
+
+    NET_COLLECTIVES = ("allreduce", "bcast", "barrier", "allgather")
+
+    def net_key(self, bench):
+        """(ranks, np) of a net./link. benchmark's only table, or None."""
+        keys = sorted((r, n) for (b, r, n) in self.tables if b == bench)
+        return keys[0] if keys else None
+
+    def net_status(self, impl):
+        return self.meta.get(f"hosts_status_{impl}", "ok")
+
+    def net_stat(self, impl, bench, size, what="median"):
+        k = self.net_key(bench)
+        return self.stat(impl, bench, k[0], k[1], size, what) if k else None
+
+    def net_best_peer(self, bench, size, what="median"):
+        k = self.net_key(bench)
+        return self.best_peer(bench, k[0], k[1], size, what) if k else None
+
+    def net_cell(self, impl, bench, size, scale=1.0, what="median"):
+        if not self.net_status(impl).startswith("ok"):
+            return "n/a"
+        k = self.net_key(bench)
+        g = self.by_key.get((impl, bench, k[0], k[1], size)) if k else None
+        if g and g["status"] == "FAILED":
+            return "**!! FAILED !!**"
+        if g and what == "p50" and g.get("p50") is not None and g.get("p90") is not None:
+            return f"**{fmt(g['p50'] * scale)}** / {fmt(g['p90'] * scale)}"
+        if g and "median" in g:
+            text = fmt(g["median"] * scale)
+            if len(g["values"]) >= 2 and g["median"] > 0:
+                half = g["spread"] * 50
+                text += f" ±{half:.0f}%" if half < 1000 else " ±>999%"
+            return text
+        bad = self.fail.get((impl, self.program.get(bench, bench), k[1] if k else 0), {})
+        if "timeout" in bad:
+            return f"timeout (>{self.meta.get('hosts_timeout', '?')} s)"
+        return "run failed" if bad else "–"
+
+    def net_table(self, title, bench, note, scale=1.0, unit_text=None, limits=(), min_size=None,
+                  what="median"):
+        """One table of a net. benchmark: per size the three implementations (median over
+        repetitions of `what`: the value, or p50 of single operations shown as p50 / p90),
+        Ferry over the best peer, the best peer over each limit, and the limits (link.*
+        benchmarks, by size; a limit measured at size 0 holds for every size)."""
+        k = self.net_key(bench)
+        if not k:
+            return
+        o = self.out
+        unit = self.unit.get(bench, "")
+        lower = LOWER_BETTER.get(unit, True)
+        ut = unit_text or UNIT_TEXT.get(unit, unit)
+        o.append(f"### {title}, {ut}\n")
+        o.append(note + " " + ("Lower is better; Ferry/best < 1 means Ferry is faster." if lower
+                               else "Higher is better; Ferry/best > 1 means Ferry is faster.") + "\n")
+        lims = [(name, lb) for name, lb in limits if self.net_key(lb)]
+        head = ["size"] + [n for _, n in IMPLS] + ["Ferry/best peer"]
+        head += [f"{name}" for name, _ in lims] + [f"best peer/{name}" for name, _ in lims]
+        o.append("| " + " | ".join(head) + " |")
+        o.append("|" + "|".join(["---:"] * len(head)) + "|")
+        sizes = sorted(self.tables[(bench, k[0], k[1])], key=size_key)
+        for size in sizes:
+            if min_size is not None and (num(size) or 0) < min_size:
+                continue
+            row = [human_size(size, unit, bench)]
+            row += [self.net_cell(i, bench, size, scale, what) for i, _ in IMPLS]
+            f = self.net_stat("ferry", bench, size, what) \
+                if self.net_status("ferry").startswith("ok") else None
+            bp = self.net_best_peer(bench, size, what)
+            row.append(fmt_ratio(f / bp) if f and bp else "–")
+            refs = [self.net_limit(lb, size, what) for _, lb in lims]
+            row += [self.net_cell("link", lb, size if self.net_stat("link", lb, size, what)
+                                  is not None else "0", scale, what) if r else "–"
+                    for r, (_, lb) in zip(refs, lims)]
+            row += [fmt_ratio(bp / r) if bp and r else "–" for r in refs]
+            o.append("| " + " | ".join(row) + " |")
+        o.append("")
+
+    def net_limit(self, bench, size, what="median"):
+        """A link limit at this size: the size's own measurement, else the one of size 0."""
+        v = self.net_stat("link", bench, size, what)
+        return v if v is not None else self.net_stat("link", bench, "0", what)
+
+    def net_target(self, text, bench, sizes, ref, ok, what="median"):
+        """One target of issue 12: Ferry's median at each of `sizes` (bytes: a set, or a (lo, hi)
+        tuple for a range) over ref(size), checked with ok(ratio)."""
+        k = self.net_key(bench)
+        if not self.net_status("ferry").startswith("ok"):
+            return f"| {text} | Ferry n/a | not measured | |"
+        if not k:
+            return f"| {text} | not measured | | |"
+        checked = met = 0
+        worst = None
+        for size in sorted(self.tables[(bench, k[0], k[1])], key=size_key):
+            v = num(size)
+            if v is None or (v not in sizes if not isinstance(sizes, tuple) else
+                             not sizes[0] <= v <= sizes[1]):
+                continue
+            f, r = self.net_stat("ferry", bench, size, what), ref(size)
+            if not f or not r:
+                continue
+            checked += 1
+            met += ok(f / r)
+            if worst is None or (ok(worst[0]) and not ok(f / r)) or \
+                    (ok(worst[0]) == ok(f / r) and abs(math.log(f / r / ok.limit)) *
+                     (1 if not ok(f / r) else -1) > abs(math.log(worst[0] / ok.limit)) *
+                     (1 if not ok(worst[0]) else -1)):
+                worst = (f / r, size)
+        if not checked:
+            return f"| {text} | not measured | | |"
+        unit = self.unit.get(bench, "")
+        return (f"| {text} | {met} of {checked} sizes | {'**met**' if met == checked else 'not met'} | "
+                f"{fmt_ratio(worst[0])} ({human_size(worst[1], unit, bench)}) |")
+
+    def hosts(self):
+        m, o = self.meta, self.out
+        net = [b for (b, r, n) in self.tables if self.is_net(b)]
+        if not net and not m.get("hosts_skipped") and not m.get("hosts_n"):
+            return
+        o.append("## Between hosts (TCP)\n")
+        if m.get("hosts_skipped"):
+            o.append(f"**Skipped**: {m['hosts_skipped']} (bench/hosts.sh).\n")
+            if not net:
+                return
+        o.append(self.caption())
+        o.append(f"{m.get('hosts_n', '?')} test hosts of tests/hosts/fy_hosts (network namespaces, "
+                 f"each with its own /dev/shm, IPC and PID space): {m.get('hosts_net', '?')}. Every "
+                 "implementation starts its ranks with its own launcher through the namespace agent "
+                 "(as over ssh) and uses its TCP path between hosts; within a host (2 × 2) its shared "
+                 "memory. The link's limits come from the same run: each repetition first measures "
+                 "iperf3 (one stream) and bench/sockpp.c (TCP ping-pong polling and blocking, a "
+                 "stream in chunks), then every (program, layout) alternating the implementations. "
+                 "Cells are medians over repetitions (±x%: half the min–max range); best peer = the "
+                 "better of MPICH and Open MPI. All hosts share this machine's CPUs: the kernel's "
+                 "network processing (softirq) competes with ranks that spin.\n")
+        o.append("| implementation | between hosts | command (2 hosts × 1 rank) |")
+        o.append("|---|---|---|")
+        for impl, name in IMPLS:
+            cmd = m.get(f"hosts_cmd_{impl}", "").replace("|", "/").strip()
+            o.append(f"| {name} | {self.net_status(impl) if m.get(f'hosts_status_{impl}') else 'not run'} | "
+                     f"{'`' + cmd + '`' if cmd else ''} |")
+        if m.get("version_iperf3"):
+            o.append(f"\nLink tools: {m['version_iperf3']}; bench/sockpp.c.")
+        o.append("")
+        self.net_targets()
+        self.net_table("Latency, 2 hosts × 1 rank (bench/latency.c)", "net.latency.2x1",
+                       "One-way time (round trip / 2) of single round trips: **p50** / p90 (each "
+                       "the median over repetitions; ratios on p50). Here the median batch, the "
+                       "value of latency.c elsewhere, mostly counts the scheduler-tick stalls that "
+                       "spinning ranks get on this machine (the net.latency rows keep it). Socket "
+                       "ping-pongs: the same exchange over one plain TCP socket.",
+                       limits=(("socket poll", "link.pingpong.poll"),
+                               ("socket block", "link.pingpong.block")), min_size=8, what="p50")
+        self.net_table("Bandwidth, 2 hosts × 1 rank (bench/bandwidth.c)", "net.bandwidth.2x1",
+                       "Windows of MPI_Isend from rank 0 to pre-posted MPI_Irecv on rank 1, median "
+                       "batch; socket stream: one TCP socket written in chunks of the size.",
+                       scale=1e-3, unit_text="GB/s",
+                       limits=(("socket stream", "link.stream"), ("iperf3", "link.iperf3")))
+        self.net_table("Bidirectional bandwidth, 2 hosts × 1 rank (bandwidth -B)", "net.bibw.2x1",
+                       "Both ranks send a window and receive one at once; both directions together.",
+                       scale=1e-3, unit_text="GB/s")
+        self.net_table("Message rate, 2 hosts × 1 rank (bandwidth -R)", "net.msgrate.2x1",
+                       "Windows of small messages from rank 0 to rank 1, messages per second.")
+        for layout in ("2x2", "4x1"):
+            h, p = layout.split("x")
+            for coll in self.NET_COLLECTIVES:
+                self.net_table(f"{coll.capitalize()}, {h} hosts × {p} rank{'s' if p != '1' else ''} "
+                               "(bench/imb.c)", f"net.imb.{coll}.{layout}",
+                               "Time of one operation, the slowest rank's average, median of "
+                               "repetitions" + (f"; {int(h) * int(p)} ranks on this machine's "
+                                                f"{m.get('cpus')} CPUs." if int(h) * int(p) >
+                                                int(m.get("cpus", "0") or 0) else "."),
+                               min_size=None if coll == "barrier" else 8)
+        self.net_table(f"Startup, {m.get('hosts_n', '4')} hosts × 1 rank (bench/hello.c)",
+                       f"net.startup.{m.get('hosts_n', '4')}x1",
+                       "Wall time of a whole launch (mpiexec start to exit) of MPI_Init, MPI_Barrier, "
+                       "MPI_Finalize, over the launches of all repetitions that ended by themselves "
+                       "(a launch hung in MPI_Finalize is killed and listed under the failed runs).")
+        self.net_table(f"Startup to ready, {m.get('hosts_n', '4')} hosts × 1 rank (bench/hello.c)",
+                       f"net.startup_ready.{m.get('hosts_n', '4')}x1",
+                       "From mpiexec's start until rank 0 leaves the MPI_Barrier after MPI_Init "
+                       "(every rank initialized; the hosts share the machine's clock), also for "
+                       "launches that then hang in MPI_Finalize.")
+
+    def net_targets(self):
+        o = self.out
+        def le(lim):
+            f = lambda r: r <= lim  # noqa: E731
+            f.limit = lim
+            return f
+
+        def ge(lim):
+            f = lambda r: r >= lim  # noqa: E731
+            f.limit = lim
+            return f
+        KiB, MiB = 1024, 1 << 20
+        lat, bw = "net.latency.2x1", "net.bandwidth.2x1"
+        rows = [
+            self.net_target("latency at 8 B and 1 KiB ≤ 0.8× best peer (p50)", lat, {8, KiB},
+                            lambda s: self.net_best_peer(lat, s, "p50"), le(0.8), "p50"),
+            self.net_target("latency at 8 B and 1 KiB ≤ 1.5× socket ping-pong, polling (p50)", lat,
+                            {8, KiB}, lambda s: self.net_limit("link.pingpong.poll", s, "p50"),
+                            le(1.5), "p50"),
+            self.net_target("bandwidth at 1 MiB and 4 MiB ≥ 1.0× best peer", bw, {MiB, 4 * MiB},
+                            lambda s: self.net_best_peer(bw, s), ge(1.0)),
+            self.net_target("bandwidth at 1 MiB and 4 MiB ≥ 0.9× iperf3", bw, {MiB, 4 * MiB},
+                            lambda s: self.net_limit("link.iperf3", s), ge(0.9)),
+        ]
+        for coll in ("allreduce", "bcast"):
+            b = f"net.imb.{coll}.2x2"
+            rows.append(self.net_target(f"{coll.capitalize()}, 2 hosts × 2 ranks, 8 B–1 MiB ≤ 1.0× "
+                                        "best peer", b, (8, MiB),
+                                        lambda s, b=b: self.net_best_peer(b, s), le(1.0)))
+        st = f"net.startup.{self.meta.get('hosts_n', '4')}x1"
+        rows.append(self.net_target("startup ≤ 1.0× best peer", st, (0, 0),
+                                    lambda s: self.net_best_peer(st, s), le(1.0)))
+        rows.append(self.net_target("startup ≤ 0.3 s (ratio to 300 ms)", st, (0, 0),
+                                    lambda s: 300.0, le(1.0)))
+        o.append("### Targets of issue 12\n")
+        o.append("Ratios are Ferry's median over the reference (times: lower is better; rates: "
+                 "higher is better); the worst column names the ratio furthest from the target "
+                 "(or, when all are met, closest to it).\n")
+        o.append("| target | sizes meeting it | verdict | worst ratio |")
+        o.append("|---|---:|---|---|")
+        o.extend(rows)
+        o.append("")
+
     def footprint(self):
         benches = ("footprint.pss", "footprint.shm", "footprint.rss")
         counts = sorted({r for (b, r, n) in self.tables if b in benches})
@@ -1265,10 +1503,11 @@ class Report:
             self.regressions(base)
         self.physical()
         self.targets()
+        self.hosts()
         self.side_by_side()
         self.footprint()
         micro = [t for t in self.order() if not self.is_app(t[0]) and not self.is_dtype(t[0])
-                 and not self.is_footprint(t[0])]
+                 and not self.is_footprint(t[0]) and not self.is_net(t[0])]
         if micro:
             o = self.out
             o.append("## Detailed tables\n")

@@ -995,6 +995,6 @@ int main(int argc, char **argv)
     for (int i = 0; i < B_COUNT; i++)
         if (opt.want[i])
             run_bench(&benches[i], &opt, rank, n);
-    MPI_Finalize();
+    bench_finalize(rank);
     return 0;
 }

@@ -10,6 +10,10 @@ Writes PNGs into DIR (default: the directory of results.json):
   apps.png         application speedup over 1 rank vs ranks, with the ideal line
   dtype.png        bench/dtype.c: pack and unpack MB/s vs vector block size, with memcpy of
                    the same bytes; column and cube-face ping-pong MB/s
+  hosts_latency.png    between test hosts (bench/hosts.sh): one-way latency vs size, log-log,
+                       with the TCP socket ping-pongs (polling, blocking) of the same run
+  hosts_bandwidth.png  between test hosts: bandwidth and bidirectional bandwidth (GB/s) vs size,
+                       with the socket stream and iperf3 of the same run
 A plot with nothing to show is not written. Every point is the median over repetitions.
 """
 
@@ -28,6 +32,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 IMPLS = [("ferry", "Ferry", "tab:red", "o"), ("mpich", "MPICH", "tab:blue", "s"),
          ("openmpi", "Open MPI", "tab:green", "^")]
 P2P = ("latency", "pingpong", "pingping", "sendrecv", "exchange", "ring")
+NET_PREFIXES = ("net.", "link.")
 COLLECTIVES = ("barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall",
                "reduce_scatter", "gather", "scatter")
 
@@ -46,6 +51,11 @@ def base_name(bench):
     for sep in (".", "-", "/", ":"):
         b = b.rsplit(sep, 1)[-1]
     return b
+
+
+def local(g):
+    """A measurement on this machine, not between test hosts (net.*, link.*: plot_hosts)."""
+    return not g["bench"].startswith(NET_PREFIXES)
 
 
 def series(results, pred):
@@ -87,7 +97,7 @@ def size_axis(ax):
 
 def plot_latency(data, out):
     s = series(data["results"], lambda g: g["unit"] == "us" and base_name(g["bench"]) in P2P
-               and g["ranks"] == 2 and g["np"] == 2 and g["program"] != "dtype")
+               and g["ranks"] == 2 and g["np"] == 2 and g["program"] != "dtype" and local(g))
     if not s:
         return
     cl = data["limits"].get("cacheline_ns")
@@ -112,7 +122,7 @@ def plot_latency(data, out):
 
 def plot_bandwidth(data, out):
     s = series(data["results"], lambda g: g["unit"] == "MBps" and g["np"] == 2
-               and g["program"] != "dtype")
+               and g["program"] != "dtype" and local(g))
     if not s:
         return
     mem = {int(k): v * 1000 for k, v in data["limits"].get("memcpy_GBps", {}).items()}
@@ -297,6 +307,68 @@ def plot_dtype(data, out):
     save(fig, os.path.join(out, "dtype.png"), "Derived datatypes (median over repetitions)")
 
 
+def plot_hosts(data, out):
+    """Latency and bandwidth between test hosts, each with the link's limits of the same run."""
+    res = data["results"]
+    pick = lambda b: series(res, lambda g: g["bench"] == b).get(b, {})  # noqa: E731
+    styles = {"link.pingpong.poll": ("socket ping-pong, polling", "black", "--"),
+              "link.pingpong.block": ("socket ping-pong, blocking", "dimgray", ":"),
+              "link.stream": ("socket stream", "black", "--")}
+
+    def curves(ax, bench, scale=1.0, ls="-", suffix=""):
+        drawn = 0
+        for impl, name, color, mark in IMPLS:
+            for pts in pick(bench).get(impl, {}).values():
+                pts = sorted((x, y * scale) for x, y in pts.items() if x > 0)
+                if pts:
+                    ax.plot(*zip(*pts), marker=mark, color=color, ls=ls, label=name + suffix, ms=4)
+                    drawn += 1
+        return drawn
+
+    def limit(ax, bench, scale=1.0):
+        label, color, ls = styles[bench]
+        for pts in pick(bench).get("link", {}).values():
+            pts = sorted((x, y * scale) for x, y in pts.items() if x > 0)
+            if pts:
+                ax.plot(*zip(*pts), color=color, ls=ls, label=label)
+
+    fig, ax = plt.subplots(figsize=(7, 5))
+    if curves(ax, "net.latency.2x1"):
+        limit(ax, "link.pingpong.poll")
+        limit(ax, "link.pingpong.block")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        size_axis(ax)
+        ax.set_ylabel("one-way time (µs, log scale; lower is better)")
+        ax.set_title("2 hosts × 1 rank, TCP")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+        save(fig, os.path.join(out, "hosts_latency.png"),
+             "Latency between test hosts (median over repetitions)")
+    else:
+        plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(7, 5))
+    n = curves(ax, "net.bandwidth.2x1", 1e-3)
+    n += curves(ax, "net.bibw.2x1", 1e-3, ls=":", suffix=" (bidirectional)")
+    if n:
+        limit(ax, "link.stream", 1e-3)
+        iperf = [v for p in pick("link.iperf3").get("link", {}).values() for v in p.values()]
+        if iperf:
+            ax.axhline(iperf[0] / 1000, color="gray", ls="-.", label="iperf3, 1 stream")
+        ax.set_xscale("log", base=2)
+        size_axis(ax)
+        ax.set_ylim(bottom=0)
+        ax.set_ylabel("GB/s (10^9 B/s; higher is better)")
+        ax.set_title("2 hosts × 1 rank, TCP")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+        save(fig, os.path.join(out, "hosts_bandwidth.png"),
+             "Bandwidth between test hosts (median over repetitions)")
+    else:
+        plt.close(fig)
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("json")
@@ -305,7 +377,7 @@ def main(argv):
     with open(args.json, encoding="utf-8") as f:
         data = json.load(f)
     out = args.out or os.path.dirname(os.path.abspath(args.json))
-    for fn in (plot_latency, plot_bandwidth, plot_collectives, plot_apps, plot_dtype):
+    for fn in (plot_latency, plot_bandwidth, plot_collectives, plot_apps, plot_dtype, plot_hosts):
         try:
             fn(data, out)
         except Exception as e:  # one broken plot must not cost the others

@@ -15,6 +15,8 @@
 #                       apps/is (NAS-IS-style sort) at every rank count of RANKS
 #   bench/footprint.c   memory of a hello job (PSS, shared memory) at FOOTPRINT_RANKS, once
 #   bench/hog.c         the background load of LOAD= (no MPI)
+#   bench/hosts.sh      the group "hosts": benchmarks between test hosts (issue 12, root), after
+#                       the rest; in full runs and whenever ONLY names it (not in QUICK otherwise)
 #
 # Environment knobs:
 #   QUICK=1          short run (under about 3 minutes): small problems, fewer repetitions
@@ -27,7 +29,7 @@
 #   TIMEOUT=S        wall-clock limit of one mpiexec run (default 120, QUICK: 10)
 #   BUDGET=S         after S seconds start no run of repetition 2 or later (default none, QUICK: 140);
 #                    the runs left out are counted in the report
-#   ONLY="..."       run only these programs (e.g. "latency imb apps/cpi")
+#   ONLY="..."       run only these programs (e.g. "latency imb apps/cpi"; "hosts": bench/hosts.sh)
 #   IMB_ARGS="..."   options of bench/imb.c instead of the mode's (e.g. "-b barrier,bcast -x 64K")
 #   LAT_ARGS, BW_ARGS, RING_ARGS="..."  options of latency, bandwidth, ring instead of the mode's
 #   NO_INSTALL=1     never apt-get install anything
@@ -130,154 +132,19 @@ mkdir -p "$OUT/logs"
 CSV=$OUT/logs/rows.csv # results.csv = the machine description as '#' lines + these rows
 META=$OUT/meta.txt
 
-say() { printf '%s\n' "$*" >&2; }
-meta() { printf '%s=%s\n' "$1" "$(printf '%s' "$2" | tr '\n' ' ')" >>"$META"; }
+# The functions shared with bench/hosts.sh: packages, compilers and launchers, builds,
+# parsing, the machine's caches and the report.
+# shellcheck source=bench/lib.sh
+. "$BENCH_DIR/lib.sh"
+
+# The program group "hosts" (bench/hosts.sh, needs root): named in ONLY, or a full run without
+# ONLY; QUICK runs keep their few minutes unless ONLY names it.
+hosts_wanted() { if [ -n "${ONLY:-}" ]; then selected hosts; else [ "$QUICK" != 1 ]; fi; }
 
 if [ -n "$BASELINE" ]; then
     case $BASELINE in /*) ;; *) BASELINE=$PWD/$BASELINE ;; esac
     [ -r "$BASELINE" ] || { say "run.sh: BASELINE $BASELINE is not readable"; exit 2; }
 fi
-
-# --- packages: Debian's MPICH and Open MPI, matplotlib ------------------------
-ensure_packages() {
-    local want="" missing="" p
-    case " $IMPLS " in *" mpich "*) want="$want mpich libmpich-dev" ;; esac
-    case " $IMPLS " in *" openmpi "*) want="$want openmpi-bin libopenmpi-dev" ;; esac
-    [ "${NO_PLOTS:-0}" = 1 ] || want="$want python3-matplotlib"
-    for p in $want; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-            missing="$missing $p"
-    done
-    [ -n "$missing" ] || return 0
-    if [ "${NO_INSTALL:-0}" = 1 ] || [ "$(id -u)" != 0 ]; then
-        say "run.sh: missing packages:$missing (install them as root: apt-get install -y$missing)"
-        return 0
-    fi
-    say "run.sh: installing$missing"
-    export DEBIAN_FRONTEND=noninteractive
-    # shellcheck disable=SC2086
-    apt-get install -y $missing >"$OUT/logs/apt.log" 2>&1 ||
-        { apt-get update >>"$OUT/logs/apt.log" 2>&1 &&
-          apt-get install -y $missing >>"$OUT/logs/apt.log" 2>&1; } ||
-        say "run.sh: apt-get install failed, see $OUT/logs/apt.log"
-}
-
-# --- how to compile and launch each implementation ---------------------------
-impl_cc() {
-    case $1 in
-    ferry) echo "$BUILD/bin/mpicc" ;;
-    mpich) echo mpicc.mpich ;;
-    openmpi) echo mpicc.openmpi ;;
-    esac
-}
-
-# Sets the array LAUNCH to the command prefix that takes "-n N prog args".
-impl_launch() {
-    case $1 in
-    ferry) LAUNCH=(env "LD_LIBRARY_PATH=$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-                   "$BUILD/bin/mpiexec") ;;
-    mpich) LAUNCH=(mpiexec.mpich) ;;
-    openmpi) LAUNCH=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-                     mpiexec.openmpi --oversubscribe) ;;
-    esac
-}
-
-# The programs present, as "name source" lines (name = path under bench/ without .c).
-list_programs() {
-    local f name
-    for name in latency bandwidth ring imb dtype comm footprint; do
-        [ -f "$BENCH_DIR/$name.c" ] && echo "$name $BENCH_DIR/$name.c"
-    done
-    for f in "$BENCH_DIR"/apps/*.c; do
-        [ -f "$f" ] || continue
-        name=${f#"$BENCH_DIR"/}
-        echo "${name%.c} $f"
-    done
-}
-
-selected() { [ -z "${ONLY:-}" ] || case " $ONLY " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
-
-# Builds every program for one implementation. A program that fails to build is
-# skipped for that implementation only (recorded in meta as build_<impl>_<prog>).
-build_impl() {
-    local impl=$1 cc bin name src nok=0
-    cc=$(impl_cc "$impl")
-    bin=$OUT/bin-$impl
-    if [ "$impl" = ferry ] && { [ ! -x "$BUILD/bin/mpicc" ] || [ ! -x "$BUILD/bin/mpiexec" ]; }; then
-        meta "status_$impl" "n/a (no build at $BUILD)"
-        return 1
-    fi
-    if ! command -v "$cc" >/dev/null 2>&1; then
-        meta "status_$impl" "n/a ($cc not found)"
-        return 1
-    fi
-    while read -r name src; do
-        selected "$name" || continue
-        mkdir -p "$(dirname "$bin/$name")"
-        # shellcheck disable=SC2086
-        if "$cc" $CFLAGS -o "$bin/$name" "$src" -lm >>"$OUT/logs/build-$impl.log" 2>&1; then
-            nok=$((nok + 1))
-        else
-            meta "buildfail_${impl}_$name" "failed (see logs/build-$impl.log)"
-            say "run.sh: $impl: build of ${src#"$ROOT"/} failed, skipping it (logs/build-$impl.log)"
-        fi
-    done <<EOF
-$(list_programs)
-EOF
-    if [ "$nok" = 0 ]; then
-        meta "status_$impl" "n/a (no program built, see logs/build-$impl.log)"
-        return 1
-    fi
-    meta "status_$impl" "ok"
-    local probe
-    probe=$(find "$bin" -type f -perm -u+x 2>/dev/null | sort | head -n 1)
-    if [ "$impl" = ferry ] && [ -n "$probe" ]; then
-        # The MPICH ABI soname: make sure Ferry's library is the one picked up.
-        meta "ferry_libmpi" "$(LD_LIBRARY_PATH="$BUILD/lib" ldd "$probe" 2>/dev/null |
-            awk '/libmpi/ { print $1 " => " $3 }' | tr '\n' ' ')"
-    fi
-    return 0
-}
-
-# --- parsing: one CSV row per measurement ---------------------------------------
-# CSV: seq,impl,program,np,bench,ranks,size,rep,value,unit,status,extra,wall_s
-# Accepts the RESULT contract and the older "size value ..." lines of latency,
-# bandwidth and ring. Fields other than the contract's go to `extra` as k=v;k=v.
-parse_log() { # seq impl program np rep runstatus wall [load [bounce_ns]] <log
-    awk -v seq="$1" -v impl="$2" -v prog="$3" -v np="$4" -v rep="$5" -v runstatus="$6" \
-        -v wall="$7" -v load="${8:-quiet}" -v bounce="${9:-}" '
-    function row(bench, ranks, size, value, unit, status, extra) {
-        if (load != "quiet") extra = extra (extra == "" ? "" : ";") "load=" load
-        if (bounce != "") extra = extra (extra == "" ? "" : ";") "bounce_ns=" bounce
-        gsub(/,/, ";", extra)
-        printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", seq, impl, prog, np, bench, ranks, size, rep,
-               value, unit, status, extra, wall
-        n++
-    }
-    BEGIN { n = 0 }
-    /^RESULT / {
-        delete kv; extra = ""
-        for (i = 2; i <= NF; i++) {
-            eq = index($i, "="); if (eq == 0) continue
-            k = substr($i, 1, eq - 1); v = substr($i, eq + 1)
-            if (k ~ /^(bench|ranks|size|value|unit|status)$/) kv[k] = v
-            else extra = extra (extra == "" ? "" : ";") k "=" v
-        }
-        if (!("bench" in kv)) next
-        row(kv["bench"], ("ranks" in kv) ? kv["ranks"] : np, kv["size"], kv["value"],
-            kv["unit"], ("status" in kv) ? kv["status"] : "ok", extra)
-        next
-    }
-    /^[0-9]+ [0-9.eE+-]+/ && prog == "latency" { row("latency", np, $1, $2, "us", "ok", "min=" $3 ";avg=" $4); next }
-    /^[0-9]+ [0-9.eE+-]+/ && prog == "bandwidth" { row("bandwidth", np, $1, $2, "MBps", "ok", "max=" $3 ";avg=" $4); next }
-    /^[0-9]+ [0-9.eE+-]+/ && prog == "ring" {
-        row("ring", np, $1, $2, "us", "ok", "total_s=" $3 ";laps=" $4 ";mean=" $6); next }
-    END {
-        if (runstatus != "ok" || n == 0)
-            row(prog, np, "*", "", "", runstatus == "ok" ? "noresult" : runstatus, "")
-        exit (runstatus == "ok" && n > 0) ? 0 : 1
-    }'
-}
 
 # --- background load: hogs started before a loaded run and stopped after it ----------
 HOG_PIDS=""
@@ -376,49 +243,6 @@ run_one() { # impl program np rep cond args...
     fi
 }
 
-# The caches of CPU 0 as "L1d 32 KiB (per CPU), L2 1 MiB (per CPU), L3 32 MiB (shared by 2 CPUs)"
-# from sysfs (lscpu as a fallback), and meta lines cache_<name>=<KiB>, cache_<name>_cpus=<n>.
-cache_meta() {
-    local d lvl type size list name n kib desc=""
-    for d in /sys/devices/system/cpu/cpu0/cache/index*; do
-        [ -r "$d/level" ] || continue
-        lvl=$(cat "$d/level"); type=$(cat "$d/type"); size=$(cat "$d/size")
-        list=$(cat "$d/shared_cpu_list" 2>/dev/null || echo 0)
-        case $type in Instruction) continue ;; Data) name=L${lvl}d ;; *) name=L$lvl ;; esac
-        n=$(printf '%s\n' "$list" | awk -F, '{ n = 0; for (i = 1; i <= NF; i++) {
-                split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }')
-        kib=$(printf '%s\n' "$size" | awk '/M$/ { print $0 * 1024; next } { print $0 + 0 }')
-        meta "cache_$name" "$kib"
-        meta "cache_${name}_cpus" "$n"
-        desc="$desc${desc:+, }$name $(awk -v k="$kib" 'BEGIN { if (k >= 1024 && k % 1024 == 0)
-                printf "%d MiB", k / 1024; else printf "%d KiB", k }') ($([ "$n" -gt 1 ] &&
-                echo "shared by $n CPUs" || echo "per CPU"))"
-    done
-    if [ -z "$desc" ] && command -v lscpu >/dev/null 2>&1; then
-        desc=$(lscpu 2>/dev/null | awk -F': *' '/^L[123][di]? cache/ && !/L1i/ {
-                printf "%s%s %s", sep, substr($1, 1, index($1, " ") - 1), $2; sep = ", " }')
-    fi
-    meta caches "${desc:-unknown}"
-}
-
-write_report() {
-    local base=()
-    [ -n "$BASELINE" ] && base=(--baseline "$BASELINE")
-    { sed 's/^/# /' "$META"; cat "$CSV"; } >"$OUT/results.csv"
-    python3 "$BENCH_DIR/compare.py" --csv "$OUT/results.csv" --meta "$META" --json "$OUT/results.json" \
-        --report "$OUT/report.md" "${base[@]}"
-    if [ "${NO_PLOTS:-0}" != 1 ]; then
-        # Debian's python3-matplotlib lives under /usr/bin/python3, which may not be the
-        # python3 first in PATH (pyenv, venv).
-        local py=python3
-        python3 -c 'import matplotlib' 2>/dev/null || py=/usr/bin/python3
-        "$py" "$BENCH_DIR/plot.py" "$OUT/results.json" --out "$OUT" 2>"$OUT/logs/plot.log" ||
-            say "run.sh: plots failed, see ${OUT#"$ROOT"/}/logs/plot.log"
-    fi
-    cat "$OUT/report.md"
-    say ""
-    say "run.sh: results in ${OUT#"$ROOT"/}/ (results.json, results.csv, report.md, *.png, logs/)"
-}
 
 # --- main ---------------------------------------------------------------------
 # One function, so bash has read all of it before it runs: editing this file while a
@@ -449,7 +273,8 @@ meta build_dir "$BUILD"
 meta baseline "$BASELINE"
 echo "seq,impl,program,np,bench,ranks,size,rep,value,unit,status,extra,wall_s" >"$CSV"
 
-ensure_packages
+# shellcheck disable=SC2046
+ensure_packages $(hosts_wanted && echo iperf3)
 meta version_mpich "$(dpkg-query -W -f='${Version}' mpich 2>/dev/null)"
 meta version_openmpi "$(dpkg-query -W -f='${Version}' openmpi-bin 2>/dev/null)"
 meta version_ferry "$(git -C "$ROOT" describe --always --dirty 2>/dev/null)"
@@ -502,8 +327,11 @@ esac
 trap 'load_stop' EXIT
 
 ACTIVE=""
+# The programs of this machine selected (ONLY="hosts" selects none: only bench/hosts.sh runs).
+LOCAL=$(list_programs | while read -r name src; do selected "$name" && echo "$name"; done)
 for impl in $IMPLS; do
     case $impl in ferry | mpich | openmpi) ;; *) say "run.sh: unknown implementation '$impl' (ferry, mpich, openmpi)"; continue ;; esac
+    [ -n "$LOCAL" ] || continue
     say "run.sh: building for $impl"
     if build_impl "$impl"; then
         ACTIVE="$ACTIVE $impl"
@@ -514,7 +342,7 @@ done
 for impl in ferry mpich openmpi; do
     case " $IMPLS " in *" $impl "*) ;; *) meta "status_$impl" "n/a (not selected in IMPLS)" ;; esac
 done
-if [ -z "$ACTIVE" ]; then
+if [ -z "$ACTIVE" ] && ! hosts_wanted; then
     say "run.sh: nothing to run"
     write_report
     exit 1
@@ -555,7 +383,8 @@ TIMED_OUT=""
 SKIPPED=0
 
 trap 'load_stop; say ""; say "run.sh: interrupted, reporting what was measured"; meta load_end "$(cut -d" " -f1-3 /proc/loadavg)"; write_report; exit 130' INT TERM
-say "run.sh: $TOTAL runs ($REPS repetitions x $nplan (program, ranks) x$ACTIVE x conditions: $CONDS), timeout ${TIMEOUT} s each"
+[ "$nplan" = 0 ] ||
+    say "run.sh: $TOTAL runs ($REPS repetitions x $nplan (program, ranks) x$ACTIVE x conditions: $CONDS), timeout ${TIMEOUT} s each"
 for rep in $(seq 1 "$REPS"); do
     while read -r prog np args; do
         [ -n "$prog" ] || continue
@@ -605,12 +434,21 @@ for rep in $(seq 1 "$REPS"); do
 $PLAN
 EOF
 done
-trap - INT TERM
 load_stop
+# The program group "hosts": the benchmarks between test hosts (bench/hosts.sh), after the
+# programs of this machine, adding their rows and meta lines to this run's.
+if hosts_wanted; then
+    say "run.sh: the benchmarks between test hosts (bench/hosts.sh)"
+    HOSTS_OUT=$OUT HOSTS_SEQ0=$((SEQ + 1)) QUICK=$QUICK REPS=$REPS IMPLS=$IMPLS \
+        "$BENCH_DIR/hosts.sh" "$BUILD" </dev/null ||
+        say "run.sh: bench/hosts.sh failed, see its lines above"
+fi
+trap - INT TERM
 # Without latency (ONLY=...), the library strings come from the programs' own '# MPI library:' line.
-for impl in $ACTIVE; do
+for impl in $IMPLS; do
     grep -q "^library_$impl=" "$META" && continue
-    lib=$(cat "$OUT/logs/$impl"-*.log 2>/dev/null | sed -n 's/^# MPI library: //p' | head -n 1)
+    lib=$(cat "$OUT/logs/$impl"-*.log "$OUT/logs/hosts-$impl"-*.log 2>/dev/null |
+        sed -n 's/^# MPI library: //p' | head -n 1)
     [ -n "$lib" ] && meta "library_$impl" "$lib"
 done
 meta load_end "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"

@@ -1,11 +1,13 @@
 #!/bin/sh
 # Installs what Ferry needs from Debian, idempotently. `build`: compilers and build tools;
 # `test`: also the reference MPIs (MPICH, Open MPI) for differential and interop tests, and
-# python3-venv for the mpi4py test. Does nothing for packages already present.
+# python3-venv for the mpi4py test; `bench`: those and iperf3 (the link's limit between the test
+# hosts, bench/hosts.sh). Does nothing for packages already present.
 set -e
 want="build-essential cmake ninja-build python3"
 case "${1:-build}" in
-  test|bench) want="$want mpich libmpich-dev openmpi-bin libopenmpi-dev python3-venv python3-pip" ;;
+  test) want="$want mpich libmpich-dev openmpi-bin libopenmpi-dev python3-venv python3-pip" ;;
+  bench) want="$want mpich libmpich-dev openmpi-bin libopenmpi-dev python3-venv python3-pip iperf3" ;;
 esac
 missing=""
 for p in $want; do

@@ -2,7 +2,7 @@
 """Ferry's test runner: unit tests, MPI program tests and script tests.
 
     python3 tests/run.py --build build [--build-asan build-asan] [--filter REGEX] [-j N]
-                         [--mpicc CMD --mpiexec CMD]
+                         [--mpicc CMD --mpiexec CMD] [--placements tcp,2x2,4x1|none]
 
 See tests/README.md for the list format and how to add a test. Python 3 standard library only.
 """
@@ -34,6 +34,48 @@ ASAN_ENV = {
     "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=0:halt_on_error=1:exitcode=1",
     "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
 }
+
+
+# Every MPI program that runs at 4 ranks runs again in these placements (issue 12): over TCP on
+# this machine, and on the test hosts (tests/hosts/fy_hosts) as 2 hosts x 2 ranks and 4 x 1.
+PLACEMENTS = {
+    "tcp": {"env": {"FERRY_NETMOD": "tcp"}},
+    "2x2": {"hosts": "fyh1:2,fyh2:2"},
+    "4x1": {"hosts": "fyh1,fyh2,fyh3,fyh4"},
+}
+PLACED_NPROCS = 4
+
+
+class Cluster:
+    """The test hosts the placements on hosts run on: up before the tests, down after."""
+
+    def __init__(self):
+        self.dir = None
+
+    def up(self, n):
+        self.dir = tempfile.mkdtemp(prefix="fy-run-hosts-")
+        os.rmdir(self.dir)  # fy_hosts makes it
+        r = subprocess.run([os.path.join(SRC, "tests", "hosts", "fy_hosts"), "up", str(n), self.dir],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            self.dir = None
+            return r.stderr.strip() or "fy_hosts up failed"
+        return None
+
+    def down(self):
+        if self.dir:
+            subprocess.run([os.path.join(SRC, "tests", "hosts", "fy_hosts"), "down", self.dir])
+            self.dir = None
+
+
+def hosts_unavailable():
+    """Why the test hosts cannot be made here, or None."""
+    if os.geteuid() != 0:
+        return "the test hosts need root (network namespaces)"
+    for t in ("ip", "unshare", "nsenter"):
+        if not shutil.which(t):
+            return f"{t} is missing"
+    return None
 
 
 class Test:
@@ -199,6 +241,18 @@ def collect(args):
             argv = mpiexec + ["-n", str(nprocs), programs[key].exe]
             tests.append(Test(display, "mpi", argv, timeout * scale, {**env, **tenv},
                               nprocs=nprocs, prog=programs[key]))
+            if nprocs != PLACED_NPROCS or tenv or override:
+                continue
+            for pl in args.placement_list:
+                spec = PLACEMENTS[pl]
+                pargv = list(mpiexec)
+                penv = {**env, **spec.get("env", {})}
+                if "hosts" in spec:
+                    pargv += ["-launcher-exec", os.path.join(SRC, "tests", "hosts", "fy_hosts_agent"),
+                              "-hosts", spec["hosts"]]
+                    penv["FY_HOSTS_DIR"] = CLUSTER_DIR
+                tests.append(Test(f"{display},{pl}", "mpi", pargv + ["-n", str(nprocs), programs[key].exe],
+                                  timeout * scale * 2, penv, nprocs=nprocs, prog=programs[key]))
 
     if not override:
         build_abs = os.path.abspath(args.build)
@@ -392,14 +446,52 @@ def main():
     ap.add_argument("--repeat", type=int, default=1, help="run every test this many times")
     ap.add_argument("--list", action="store_true", help="list the selected tests and exit")
     ap.add_argument("-v", "--verbose", action="store_true", help="show the output of passing tests too")
+    ap.add_argument("--placements", default="tcp,2x2,4x1",
+                    help="extra runs of the 4-rank MPI tests: tcp (FERRY_NETMOD=tcp), 2x2 and 4x1 "
+                         "(test hosts, root only); 'none' for none")
     args = ap.parse_args()
+    args.placement_list = [p for p in args.placements.split(",") if p and p != "none"]
+    for p in args.placement_list:
+        if p not in PLACEMENTS:
+            ap.error(f"--placements: unknown placement '{p}' (tcp, 2x2, 4x1 or none)")
+    on_hosts = [p for p in args.placement_list if "hosts" in PLACEMENTS[p]]
+    why = hosts_unavailable() if on_hosts else None
+    if why:
+        print(f"SKIP placements {','.join(on_hosts)} of the MPI tests: {why}", flush=True)
+        args.placement_list = [p for p in args.placement_list if p not in on_hosts]
+        on_hosts = []
 
     os.makedirs(args.build, exist_ok=True)
     tests, programs = collect(args)
+    # The hosts are made only when a selected test runs on them (collect applied --filter).
+    on_hosts = [p for p in on_hosts if any(t.name.endswith("," + p) for t in tests)]
     if args.list:
         for t in tests:
             print(t.name)
         return 0
+    cluster = Cluster()
+    # A runner told to stop (the CI's limit, kill) still takes its hosts down.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    if on_hosts:
+        err = cluster.up(4)
+        if err:
+            print(f"FAIL test hosts: {err}", flush=True)
+            return 1
+        global CLUSTER_DIR
+        CLUSTER_DIR = cluster.dir
+        for t in tests:
+            if "FY_HOSTS_DIR" in t.env:
+                t.env["FY_HOSTS_DIR"] = cluster.dir
+    try:
+        return run_tests(args, tests, programs)
+    finally:
+        cluster.down()
+
+
+CLUSTER_DIR = ""
+
+
+def run_tests(args, tests, programs):
     if args.repeat > 1:
         tests = [Test(t.name + (f"#{i}" if i else ""), t.kind, t.argv, t.timeout, t.env,
                       t.nprocs, t.prog, t.cwd_temp)

@@ -9,6 +9,7 @@
  * this process is done. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fy_api.h"
 #include "fy_coll.h"
@@ -122,7 +123,13 @@ int fy_api_runtime_join(const char *fn, int required)
         rc = layers_up(required);
         if (rc != MPI_SUCCESS) {
             char msg[MPI_MAX_ERROR_STRING];
-            snprintf(msg, sizeof msg, "%s: %s", fn, fy_err_last_message());
+            const char *m = fy_err_last_message();
+            size_t fl = strlen(fn);
+            /* Layers below name the call themselves ("MPI_Init: ..."): not twice. */
+            if (strncmp(m, fn, fl) == 0 && m[fl] == ':')
+                snprintf(msg, sizeof msg, "%s", m);
+            else
+                snprintf(msg, sizeof msg, "%s: %s", fn, m);
             fy_fatal(rc, msg); /* a half-started library cannot report errors any other way */
         }
         fy_rt.up = true;

@@ -79,9 +79,30 @@ int main(int argc, char **argv)
           mt_size == 1 ? "MPI_CONGRUENT" : "MPI_SIMILAR");
     MPI_OK(MPI_Comm_compare(MPI_COMM_SELF, MPI_COMM_WORLD, &res));
     CHECK(res == (mt_size == 1 ? MPI_CONGRUENT : MPI_UNEQUAL), "compare(self, world) = %d", res);
+    /* SHARED holds the ranks of this host: those with our processor name (the test hosts have
+     * names of their own), in rank order; on one machine the whole job. */
     MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, mt_rank, MPI_INFO_NULL, &sh));
+    char names[64][MPI_MAX_PROCESSOR_NAME], me_name[MPI_MAX_PROCESSOR_NAME] = "";
+    int nl, on_host = 0, sh_size = 0, sh_rank = -1;
+    MPI_OK(MPI_Get_processor_name(me_name, &nl));
+    if (mt_size <= 64) {
+        MPI_OK(MPI_Allgather(me_name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names,
+                             MPI_MAX_PROCESSOR_NAME, MPI_CHAR, MPI_COMM_WORLD));
+        int below = 0;
+        for (int r = 0; r < mt_size; r++)
+            if (strcmp(names[r], me_name) == 0) {
+                on_host++;
+                below += r < mt_rank;
+            }
+        MPI_Comm_size(sh, &sh_size);
+        MPI_Comm_rank(sh, &sh_rank);
+        CHECK(sh_size == on_host && sh_rank == below,
+              "split_type(SHARED): rank %d of %d, expected %d of %d (ranks named %s)", sh_rank,
+              sh_size, below, on_host, me_name);
+    }
     MPI_OK(MPI_Comm_compare(MPI_COMM_WORLD, sh, &res));
-    CHECK(res == MPI_CONGRUENT, "split_type(SHARED) of a one-machine job: compare = %d", res);
+    CHECK(res == (on_host == mt_size ? MPI_CONGRUENT : MPI_UNEQUAL),
+          "split_type(SHARED): compare with world = %d", res);
     MPI_Comm_free(&sh);
     MPI_Comm_free(&rev);
     MPI_Comm_free(&d);

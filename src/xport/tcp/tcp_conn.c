@@ -93,6 +93,8 @@ typedef struct {
 typedef struct anon {
     struct anon *next;
     int fd, from;
+    bool dup;    /* claims a rank we are connected to already: never attached (see anon_step) */
+    bool doomed; /* our own attempt, abandoned while connecting: greet, then hang up */
     int64_t deadline;
     size_t got;
     uint8_t buf[sizeof(hello_t) > MAC ? sizeof(hello_t) : MAC];
@@ -440,7 +442,7 @@ static void anon_drop(anon_t *a, const char *why)
 {
     if (why)
         stray(a->who, why);
-    if (a->from >= 0 && peers[a->from].state == ST_ACCEPTING) {
+    if (a->from >= 0 && !a->dup && !a->doomed && peers[a->from].state == ST_ACCEPTING) {
         peer_t *p = &peers[a->from];
         p->state = ST_NONE;
         if (p->out_len > p->out_off) /* records wait for it: connect ourselves */
@@ -483,13 +485,51 @@ static void accept_all(void)
     }
 }
 
+/* Our attempt to `idx` lost to its own while still connecting: rather than hang up
+ * unannounced (a stray to the other side's eyes), it greets once connected, which the other
+ * side takes for an abandoned attempt (dup) and drops quietly. */
+static void doom(int idx)
+{
+    peer_t *p = &peers[idx];
+    anon_t *a = p->state == ST_CONNECTING ? calloc(1, sizeof *a) : NULL;
+    if (!a) { /* greeted already (or no memory): just close */
+        epoll_ctl(ep, EPOLL_CTL_DEL, p->fd, NULL);
+        close(p->fd);
+        p->fd = -1;
+        return;
+    }
+    a->fd = p->fd;
+    a->from = idx;
+    a->doomed = true;
+    a->deadline = fy_now_ns() + HANDSHAKE_NS;
+    memcpy(a->nonce, p->nonce, NONCE);
+    a->next = anons;
+    anons = a;
+    nanons++;
+    ep_set(a->fd, EV_ANON | (uint64_t)(uintptr_t)a, EPOLLOUT, EPOLL_CTL_MOD);
+    p->fd = -1;
+}
+
 /* Acceptor side: HELLO, then (after our challenge) PROOF. */
 static void anon_step(anon_t *a)
 {
+    if (a->doomed) {
+        int err = 0;
+        socklen_t l = sizeof err;
+        getsockopt(a->fd, SOL_SOCKET, SO_ERROR, &err, &l);
+        hello_t h = {MAGIC, (uint32_t)me, (uint32_t)a->from, {0}};
+        memcpy(h.nonce, a->nonce, NONCE);
+        if (!err)
+            write_small(a->fd, &h, sizeof h);
+        anon_drop(a, NULL);
+        return;
+    }
     size_t need = a->from < 0 ? sizeof(hello_t) : MAC;
     ssize_t k = recv(a->fd, a->buf + a->got, need - a->got, MSG_DONTWAIT);
     if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR)) {
-        anon_drop(a, a->from < 0 ? "closed before saying who it is" : "closed during the handshake");
+        anon_drop(a, a->from < 0 ? "closed before saying who it is"
+                     : a->dup    ? NULL /* an abandoned simultaneous attempt */
+                                 : "closed during the handshake");
         return;
     }
     if (k < 0 || (a->got += (size_t)k) < need)
@@ -506,11 +546,11 @@ static void anon_step(anon_t *a)
         need_secret();
         peer_t *p = &peers[h.from];
         uint32_t verdict = VERDICT_ACCEPT;
-        /* Already connected (or being): this is the peer's own attempt, abandoned when ours
-         * arrived, or a duplicate; a REJECT (proved, like any answer) ends it quietly. */
-        if (p->state == ST_UP || p->state == ST_GONE || p->state == ST_ACCEPTING)
-            verdict = VERDICT_REJECT;
-        if ((p->state == ST_CONNECTING || p->state == ST_HELLO) && me < (int)h.from)
+        /* Already connected (or being): the peer's own attempt, abandoned when ours arrived
+         * (it hangs up without a word: dropped quietly), or an impostor (its proof fails:
+         * logged). Never attached either way. */
+        a->dup = p->state == ST_UP || p->state == ST_GONE || p->state == ST_ACCEPTING;
+        if (!a->dup && (p->state == ST_CONNECTING || p->state == ST_HELLO) && me < (int)h.from)
             verdict = VERDICT_REJECT; /* our own attempt wins */
         challenge_t c = {MAGIC, verdict, {0}, {0}};
         getrandom(a->nonce, NONCE, 0);
@@ -521,11 +561,10 @@ static void anon_step(anon_t *a)
             return;
         }
         a->from = (int)h.from;
-        if (p->fd >= 0) { /* our own attempt (we are the higher rank): theirs wins */
-            epoll_ctl(ep, EPOLL_CTL_DEL, p->fd, NULL);
-            close(p->fd);
-            p->fd = -1;
-        }
+        if (a->dup)
+            return;
+        if (p->fd >= 0) /* our own attempt (we are the higher rank): theirs wins */
+            doom((int)h.from);
         p->state = ST_ACCEPTING; /* records to it queue until the PROOF */
         return;
     }
@@ -533,6 +572,10 @@ static void anon_step(anon_t *a)
     mac_of('P', a->nonce, 0, (uint32_t)a->from, (uint32_t)me, mac);
     if (!fy_ct_equal(mac, a->buf, MAC)) {
         anon_drop(a, "does not know the job's secret");
+        return;
+    }
+    if (a->dup) { /* proved, yet we have that rank already: nothing to do with it */
+        anon_drop(a, NULL);
         return;
     }
     int idx = a->from;
@@ -559,7 +602,7 @@ static void anon_expire(void)
     for (anon_t *a = anons, *next; a; a = next) {
         next = a->next;
         if (now > a->deadline)
-            anon_drop(a, "did not complete the handshake within a second");
+            anon_drop(a, a->doomed || a->dup ? NULL : "did not complete the handshake within a second");
     }
 }
 

@@ -1,0 +1,495 @@
+#!/usr/bin/env bash
+# bench/hosts.sh [BUILD_DIR] - the benchmarks between hosts (issue 12): Ferry, MPICH and Open MPI
+# each launched by its own launcher over the same test hosts (tests/hosts/fy_hosts: network
+# namespaces on a bridge, one machine), next to the limits of the link measured in the same run.
+#
+#   link limits   iperf3, one stream, server on fyh2, client on fyh1 (GB/s); bench/sockpp.c: TCP
+#                 ping-pong polling and blocking (8 B .. 4 MiB) and a stream (chunks 64 KiB .. 16 MiB)
+#   2 hosts x 1   bench/latency.c (8 B .. 4 MiB), bench/bandwidth.c (64 KiB .. 16 MiB; -B
+#                 bidirectional; -R message rate, 8 B .. 4 KiB)
+#   2 x 2, 4 x 1  bench/imb.c: Allreduce, Bcast (8 B .. 1 MiB), Barrier, Allgather
+#   4 x 1         startup: whole launches of bench/hello.c, ms
+# Every repetition measures the link first, then each (program, layout) with the implementations
+# one after the other. The cluster (HOSTS_N hosts) comes up at the start and goes down at the end,
+# whatever happens (trap). Rows: impl "link" for the limits, benches "net.<bench>" with
+# layout=<hosts>x<ranks per host> for the MPI ones; compare.py's "Between hosts (TCP)" reads them.
+#
+# Standalone it makes its own bench/results/<timestamp>/ and report; bench/run.sh runs it as the
+# program group "hosts" (ONLY="hosts" or a full run) with HOSTS_OUT=its run directory, and then
+# it only adds rows and meta lines there. Needs root, ip, unshare, nsenter: without them it says
+# why and measures nothing (exit 0).
+#
+# Knobs (environment): QUICK=1, REPS (3; QUICK 2), IMPLS ("ferry mpich openmpi"), HOSTS_N (4),
+# HOSTS_TIMEOUT (s per run: 180; QUICK 90), STARTUP_RUNS (launches per repetition: 5; QUICK 3),
+# NET_LAT_ARGS, NET_BW_ARGS, NET_BIBW_ARGS, NET_RATE_ARGS, NET_IMB_ARGS, SOCKPP_ARGS,
+# IPERF_SECS (5; QUICK 2), HOSTS_MPICH_TLS (UCX_TLS of MPICH: sm,tcp,self), HOSTS_OMPI_BTL
+# (vader,tcp,self), HOSTS_OMPI_ARGS (more options of mpiexec.openmpi, e.g. "--mca
+# mpi_yield_when_idle 1"; default none), EXIT_GRACE (s a job may take to end after its results: 5), NO_INSTALL=1,
+# NO_PLOTS=1, RESULTS_DIR, MEASURE_LOCK (a file to flock(1) around each measurement, as run.sh),
+# HOSTS_ONLY (a subset of "link latency bandwidth bibw msgrate imb startup"; default all).
+set -u
+
+BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(dirname "$BENCH_DIR")
+BUILD=${1:-$ROOT/build}
+case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
+
+QUICK=${QUICK:-0}
+IMPLS=${IMPLS:-"ferry mpich openmpi"}
+HOSTS_N=${HOSTS_N:-4}
+if [ "$QUICK" = 1 ]; then
+    REPS=${REPS:-2}
+    HOSTS_TIMEOUT=${HOSTS_TIMEOUT:-90}
+    STARTUP_RUNS=${STARTUP_RUNS:-3}
+    IPERF_SECS=${IPERF_SECS:-2}
+    NET_LAT_ARGS=${NET_LAT_ARGS-"-i 1000 -w 50 -T 0.5"}
+    NET_BW_ARGS=${NET_BW_ARGS-"-n 64K -x 16M -i 10 -w 1 -W 16"}
+    NET_BIBW_ARGS=${NET_BIBW_ARGS-"-n 64K -x 16M -i 10 -w 1 -W 16"}
+    NET_RATE_ARGS=${NET_RATE_ARGS-"-W 256 -i 20 -w 2"}
+    NET_IMB_ARGS=${NET_IMB_ARGS-"-q"}
+    SOCKPP_ARGS=${SOCKPP_ARGS-"-i 1000 -w 50 -N 64M -r 3 -T 0.5"}
+else
+    REPS=${REPS:-3}
+    HOSTS_TIMEOUT=${HOSTS_TIMEOUT:-180}
+    STARTUP_RUNS=${STARTUP_RUNS:-5}
+    IPERF_SECS=${IPERF_SECS:-5}
+    # 2,000 round trips (batches of 100): the budget is checked between batches, and a batch of
+    # 500 at Open MPI's 8 ms round trips between these hosts alone took 4 s.
+    NET_LAT_ARGS=${NET_LAT_ARGS-"-i 2000 -w 100 -T 1.5"}
+    NET_BW_ARGS=${NET_BW_ARGS-"-n 64K -x 16M -i 100 -w 2 -W 16"}
+    NET_BIBW_ARGS=${NET_BIBW_ARGS-"-n 64K -x 16M -i 100 -w 2 -W 16"}
+    NET_RATE_ARGS=${NET_RATE_ARGS-"-W 256 -i 100 -w 10"}
+    # imb -q's sizes (0, 8 B, 1 KiB, 64 KiB, 1 MiB) with the full counts: the sweep of every
+    # power of two took over 180 s per run here (4 ranks on 2 CPUs: 5-75 ms per operation).
+    NET_IMB_ARGS=${NET_IMB_ARGS-"-q -i 1000 -t 0.05"}
+    SOCKPP_ARGS=${SOCKPP_ARGS-"-T 1.5"}
+fi
+HOSTS_MPICH_TLS=${HOSTS_MPICH_TLS:-sm,tcp,self}
+HOSTS_OMPI_BTL=${HOSTS_OMPI_BTL:-vader,tcp,self}
+EXIT_GRACE=${EXIT_GRACE:-5}
+CFLAGS="-O2 -std=c11 -Wall -Wextra -I$BENCH_DIR"
+IMB_SET="-b allreduce,bcast,barrier,allgather -x 1M"
+AGENT=$ROOT/tests/hosts/fy_hosts_agent
+FY_HOSTS=$ROOT/tests/hosts/fy_hosts
+
+if [ -n "${HOSTS_OUT:-}" ]; then # a program group of bench/run.sh: its directory, meta and rows
+    EMBEDDED=1
+    OUT=$HOSTS_OUT
+    SEQ=${HOSTS_SEQ0:-100000}
+else
+    EMBEDDED=0
+    RESULTS_DIR=${RESULTS_DIR:-$BENCH_DIR/results}
+    OUT=$RESULTS_DIR/$(date +%Y%m%d-%H%M%S)-hosts
+    SEQ=0
+fi
+mkdir -p "$OUT/logs"
+CSV=$OUT/logs/rows.csv
+META=$OUT/meta.txt
+BASELINE=""
+# shellcheck source=bench/lib.sh
+. "$BENCH_DIR/lib.sh"
+
+# --- the cluster ----------------------------------------------------------------------
+CLUSTER=""
+cluster_down() {
+    [ -n "$CLUSTER" ] && [ -d "$CLUSTER" ] && "$FY_HOSTS" down "$CLUSTER"
+    CLUSTER=""
+}
+
+# Why the hosts cannot be made here, or nothing.
+why_not() {
+    [ "$(id -u)" = 0 ] || { echo "not root (the test hosts are network namespaces)"; return; }
+    local t
+    for t in ip unshare nsenter; do
+        command -v $t >/dev/null 2>&1 || { echo "$t is missing"; return; }
+    done
+}
+
+# The address of host k (1-based) of the cluster, and the list "a1:P,a2:P,..." of the first H.
+addr() { awk -v k="$1" 'NR == k { print $2 }' "$CLUSTER/hosts"; }
+host_list() { # H P by(addr|name)
+    local k out=""
+    for k in $(seq "$1"); do
+        if [ "$3" = name ]; then out="$out${out:+,}fyh$k"; else out="$out${out:+,}$(addr "$k")"; fi
+        [ "$2" = 1 ] || out="$out:$2"
+    done
+    echo "$out"
+}
+
+# Sets LAUNCH to the command that runs "prog args" on H hosts with P ranks each, for one
+# implementation, through the namespace agent (the way each launcher uses ssh).
+hosts_launch() { # impl H P
+    local impl=$1 h=$2 p=$3 n=$(($2 * $3))
+    case $impl in
+    # Ferry's launcher names hosts as Hydra does; the agent resolves fyhK (and addresses).
+    ferry) LAUNCH=(env "LD_LIBRARY_PATH=$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+                   "$BUILD/bin/mpiexec" -launcher-exec "$AGENT" -hosts "$(host_list "$h" "$p" name)"
+                   -n "$n") ;;
+    # Hydra resolves host names in the machine's namespace, which does not know fyhK: addresses.
+    # -iface is the bridge, the interface by which the machine reaches the hosts.
+    mpich) LAUNCH=(env "UCX_TLS=$HOSTS_MPICH_TLS" mpiexec.mpich -launcher ssh -launcher-exec "$AGENT"
+                   -iface "$BRIDGE" -hosts "$(host_list "$h" "$p" addr)" -n "$n") ;;
+    openmpi) LAUNCH=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+                     mpiexec.openmpi --mca plm_rsh_agent "$AGENT" --host "$(host_list "$h" "$p" addr)"
+                     -n "$n" --mca pml ob1 --mca btl "$HOSTS_OMPI_BTL"
+                     --mca btl_tcp_if_include "$SUBNET" --mca oob_tcp_if_include "$SUBNET")
+        # shellcheck disable=SC2206
+        LAUNCH+=(${HOSTS_OMPI_ARGS:-}) ;;
+    esac
+}
+
+# With MEASURE_LOCK (as bench/run.sh), each measurement holds flock(1) on that file, so that
+# benchmarks of several people on one machine take turns.
+lock_take() { [ -z "${MEASURE_LOCK:-}" ] || { exec 9>>"$MEASURE_LOCK"; flock 9; }; }
+lock_drop() { [ -z "${MEASURE_LOCK:-}" ] || exec 9>&-; }
+
+# --- the link's limits ------------------------------------------------------------------
+# Starts `cmd` in the background on host fyh2 with its output in file; waits for `ready` there.
+serve_on_fyh2() { # file ready-regex cmd...
+    local file=$1 ready=$2 t0=$SECONDS
+    shift 2
+    : >"$file"
+    "$AGENT" fyh2 "$* </dev/null >'$file' 2>&1 &" 9>&-
+    while ! grep -q "$ready" "$file" 2>/dev/null; do
+        [ $((SECONDS - t0)) -lt 15 ] || return 1
+        sleep 0.05
+    done
+}
+
+link_row() { # bench size value unit status extra wall rep
+    printf '%s,link,%s,2,%s,2,%s,%s,%s,%s,%s,%s,%s\n' "$SEQ" "$9" "$1" "$2" "$8" "$3" "$4" "$5" \
+        "$6" "$7" >>"$CSV"
+}
+
+measure_link() { # rep
+    lock_take
+    measure_link_locked "$@"
+    lock_drop
+}
+measure_link_locked() { # rep
+    local rep=$1 log port t0 t1 rc
+    SEQ=$((SEQ + 1))
+    log=$OUT/logs/hosts-link-sockpp-rep$rep.log
+    printf '[hosts %3ds] link     sockpp         2 hosts rep %d/%d ... ' $(($(date +%s) - START)) \
+        "$rep" "$REPS" >&2
+    if serve_on_fyh2 "$log.server" "listening on port" "$OUT/bin-link/sockpp" -s -t 60; then
+        port=$(sed -n 's/.*listening on port //p' "$log.server")
+        t0=$(date +%s.%N)
+        # shellcheck disable=SC2086
+        timeout -k 5 "$HOSTS_TIMEOUT" "$AGENT" fyh1 "$OUT/bin-link/sockpp" -c "$(addr 2)" -p "$port" -m \
+            $SOCKPP_ARGS >"$log" 2>&1 </dev/null
+        rc=$?
+        t1=$(date +%s.%N)
+    else
+        echo "sockpp server did not start: $(head -n 1 "$log.server")" >"$log"
+        rc=1 t0=0 t1=0
+    fi
+    parse_log "$SEQ" link sockpp 2 "$rep" "$([ $rc = 0 ] && echo ok || echo fail)" \
+        "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" <"$log" >>"$CSV" &&
+        say "ok" || say "FAILED, see ${log#"$ROOT"/}"
+
+    SEQ=$((SEQ + 1))
+    log=$OUT/logs/hosts-link-iperf3-rep$rep.log
+    printf '[hosts %3ds] link     iperf3         2 hosts rep %d/%d ... ' $(($(date +%s) - START)) \
+        "$rep" "$REPS" >&2
+    if ! command -v iperf3 >/dev/null 2>&1; then
+        say "no iperf3 (apt-get install iperf3)"
+        link_row link.iperf3 "*" "" "" missing "" 0 "$rep" iperf3
+        return
+    fi
+    local val=""
+    if serve_on_fyh2 "$log.server" "listening" iperf3 -s -1 --forceflush -p 5201; then
+        t0=$(date +%s)
+        timeout -k 5 $((IPERF_SECS + 30)) "$AGENT" fyh1 iperf3 -c "$(addr 2)" -p 5201 -t "$IPERF_SECS" -J \
+            >"$log" 2>&1 </dev/null
+        # Bytes the server received per second of the test, one TCP stream.
+        val=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print("%.2f %.1f" % (d["end"]["sum_received"]["bits_per_second"] / 8e6,
+                     d["end"]["cpu_utilization_percent"]["host_total"]))' "$log" 2>/dev/null)
+    fi
+    if [ -n "$val" ]; then
+        link_row link.iperf3 0 "${val% *}" MBps ok "streams=1;seconds=$IPERF_SECS;cpu_client_pct=${val#* }" \
+            $(($(date +%s) - t0)) "$rep" iperf3
+        say "ok ($(awk -v v="${val% *}" 'BEGIN { printf "%.2f GB/s", v / 1000 }'))"
+    else
+        link_row link.iperf3 "*" "" "" fail "" 0 "$rep" iperf3
+        say "FAILED, see ${log#"$ROOT"/}"
+    fi
+}
+
+# --- MPI runs -----------------------------------------------------------------------------
+# Kills every process of every host but its holder (PID 1 there): what a job that had to be
+# killed left behind must not spin beside the next measurement. From the machine's side, by PID
+# namespace, and only for a holder that is still its host's (never "kill -1" inside a host: were
+# the holder's PID reused, that would be the machine's namespace).
+hosts_reap() {
+    local k holder ns me p id
+    me=$(readlink /proc/self/ns/pid)
+    id=$(cat "$CLUSTER/id")
+    for k in $(seq "$HOSTS_N"); do
+        holder=$(cat "$CLUSTER/fyh$k.pid" 2>/dev/null) || continue
+        [ "$(ip netns identify "$holder" 2>/dev/null)" = "fy${id}h$k" ] || continue
+        ns=$(readlink "/proc/$holder/ns/pid") || continue
+        [ -n "$ns" ] && [ "$ns" != "$me" ] || continue
+        for p in /proc/[0-9]*; do
+            p=${p#/proc/}
+            [ "$p" != "$holder" ] && [ "$(readlink "/proc/$p/ns/pid" 2>/dev/null)" = "$ns" ] &&
+                kill -KILL "$p" 2>/dev/null
+        done
+    done
+}
+
+# Runs a job in its own session (so that it and only it can be killed as a group) with its
+# output in LOG. Sets JOB_STATUS: ok, fail, timeout (after TMO s), or exit_hang: the program said
+# "# bench: finalizing" (bench_finalize: all its results printed) and the job did not end within
+# EXIT_GRACE s (MPICH over UCX's TCP has hung so in MPI_Finalize now and then); its rows count.
+JOB_PID=""
+run_job() { # log tmo cmd...
+    local log=$1 tmo=$2 t0=$SECONDS end=""
+    shift 2
+    JOB_STATUS=""
+    setsid "$@" >"$log" 2>&1 </dev/null 9>&- &
+    JOB_PID=$!
+    while kill -0 "$JOB_PID" 2>/dev/null; do
+        if [ -z "$end" ] && grep -q '^# bench: finalizing' "$log" 2>/dev/null; then end=$SECONDS; fi
+        if [ -n "$end" ] && [ $((SECONDS - end)) -ge "$EXIT_GRACE" ]; then JOB_STATUS=exit_hang; break; fi
+        if [ $((SECONDS - t0)) -ge "$tmo" ]; then JOB_STATUS=timeout; break; fi
+        sleep 0.5
+    done
+    if [ -n "$JOB_STATUS" ]; then
+        kill -TERM -- "-$JOB_PID" 2>/dev/null
+        sleep 1
+        kill -KILL -- "-$JOB_PID" 2>/dev/null
+        hosts_reap
+    fi
+    wait "$JOB_PID" 2>/dev/null # (bash's "Killed" notice: the status says it)
+    JOB_RC=$?
+    JOB_PID=""
+    [ -n "$JOB_STATUS" ] || { [ "$JOB_RC" = 0 ] && JOB_STATUS=ok || JOB_STATUS=fail; }
+}
+
+TIMED_OUT=""
+run_net() { # impl name prog layout rep args...
+    local impl=$1 name=$2 prog=$3 layout=$4 rep=$5
+    shift 5
+    local h=${layout%x*} p=${layout#*x} log t0 t1 status
+    log=$OUT/logs/hosts-$impl-$name-$layout-rep$rep.log
+    SEQ=$((SEQ + 1))
+    case " $TIMED_OUT " in *" $impl:$name:$layout "*)
+        say "[hosts] $impl $name $layout rep $rep: skipped (timed out before)"; return ;; esac
+    hosts_launch "$impl" "$h" "$p"
+    printf '[hosts %3ds] %-8s %-14s %-4s rep %d/%d ... ' $(($(date +%s) - START)) "$impl" "$name" \
+        "$layout" "$rep" "$REPS" >&2
+    lock_take
+    t0=$(date +%s.%N)
+    run_job "$log" "$HOSTS_TIMEOUT" "${LAUNCH[@]}" "$OUT/bin-hosts-$impl/$prog" -m "$@"
+    t1=$(date +%s.%N)
+    lock_drop
+    status=$JOB_STATUS
+    [ $status != timeout ] || TIMED_OUT="$TIMED_OUT $impl:$name:$layout"
+    parse_log "$SEQ" "$impl" "hosts/$name" $((h * p)) "$rep" "$status" \
+        "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" <"$log" |
+        awk -F, -v OFS=, -v L="$layout" '{ $5 = "net." $5; $12 = $12 ($12 == "" ? "" : ";") "layout=" L; print }' \
+        >>"$CSV"
+    local parsed=${PIPESTATUS[0]}
+    if [ "$status" = exit_hang ]; then
+        say "results in, then hung in MPI_Finalize (killed after $EXIT_GRACE s), see ${log#"$ROOT"/}"
+    elif [ "$parsed" != 0 ]; then
+        say "$status (exit $JOB_RC), see ${log#"$ROOT"/}"
+    elif grep -q '^RESULT .*status=FAILED' "$log"; then
+        say "VERIFICATION FAILED, see ${log#"$ROOT"/}"
+    else
+        say "ok ($(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s)"
+    fi
+}
+
+# Whole launches of hello on all hosts, two rows each: net.startup, ms from mpiexec's start to
+# its exit (launches that exit by themselves only), and net.startup_ready, ms until rank 0 left
+# the barrier after MPI_Init (hello's ready_ns: the hosts share this machine's clock), which a
+# launch that then hangs in MPI_Finalize still has.
+run_startup() { # impl rep
+    local impl=$1 rep=$2 i t0 t1 log ready ms wall msr="" times=""
+    hosts_launch "$impl" "$HOSTS_N" 1
+    printf '[hosts %3ds] %-8s %-14s %-4s rep %d/%d ... ' $(($(date +%s) - START)) "$impl" startup \
+        "${HOSTS_N}x1" "$rep" "$REPS" >&2
+    lock_take
+    for i in $(seq "$STARTUP_RUNS"); do
+        SEQ=$((SEQ + 1))
+        log=$OUT/logs/hosts-$impl-startup-rep$rep-$i.log
+        rm -f "$log.end"
+        t0=$(date +%s%N)
+        # The end stamp is taken by the job's own shell, right after mpiexec returns.
+        run_job "$log" 60 sh -c '"$@"; rc=$?; date +%s%N >"$0"; exit $rc' "$log.end" \
+            "${LAUNCH[@]}" "$OUT/bin-hosts-$impl/hello" -m
+        ready=$(sed -n "s/^RESULT bench=hello ranks=$HOSTS_N .*ready_ns=\([0-9]*\).*/\1/p" "$log")
+        t1=$(cat "$log.end" 2>/dev/null)
+        wall=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+        row() { # bench value status
+            printf '%s,%s,hosts/startup,%s,%s,%s,%s,%s,%s,%s,%s,layout=%sx1,%s\n' "$SEQ" "$impl" \
+                "$HOSTS_N" "$1" "$HOSTS_N" "$([ "$3" = ok ] && echo 0 || echo '*')" "$rep" "$2" \
+                "$([ "$3" = ok ] && echo ms)" "$3" "$HOSTS_N" "$wall" >>"$CSV"
+        }
+        if [ -n "$ready" ]; then
+            msr=$(awk -v a="$t0" -v b="$ready" 'BEGIN { printf "%.1f", (b - a) / 1e6 }')
+            row net.startup_ready "$msr" ok
+        else
+            row net.startup_ready "" "$JOB_STATUS"
+        fi
+        if [ "$JOB_STATUS" = ok ] && [ -n "$ready" ] && [ -n "$t1" ]; then
+            ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1e6 }')
+            row net.startup "$ms" ok
+            times="$times $ms"
+        else
+            row net.startup "" "$JOB_STATUS"
+            times="$times $JOB_STATUS${msr:+(ready $msr)}"
+        fi
+        msr=""
+    done
+    lock_drop
+    say "ms:$times"
+}
+
+wanted() { [ -z "${HOSTS_ONLY:-}" ] || case " $HOSTS_ONLY " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
+# The programs of the MPI runs, for build_impl.
+hosts_programs() {
+    local name
+    for name in latency bandwidth imb hello; do
+        [ -f "$BENCH_DIR/$name.c" ] && echo "$name $BENCH_DIR/$name.c"
+    done
+}
+
+# --- main ---------------------------------------------------------------------------------
+hosts_main() {
+    START=$(date +%s)
+    if [ "$EMBEDDED" = 0 ]; then
+        : >"$META"
+        echo "seq,impl,program,np,bench,ranks,size,rep,value,unit,status,extra,wall_s" >"$CSV"
+        meta date "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+        meta host "$(uname -n)"
+        meta kernel "$(uname -sr)"
+        meta cpus "$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)"
+        meta cpu_model "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)"
+        meta memory "$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo 2>/dev/null)"
+        cache_meta
+        meta commit "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo none)"
+        meta quick "$QUICK"
+        meta reps "$REPS"
+        meta timeout "$HOSTS_TIMEOUT"
+        meta build_dir "$BUILD"
+        meta load_start "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+        ensure_packages iperf3
+        meta version_mpich "$(dpkg-query -W -f='${Version}' mpich 2>/dev/null)"
+        meta version_openmpi "$(dpkg-query -W -f='${Version}' openmpi-bin 2>/dev/null)"
+        meta version_ferry "$(git -C "$ROOT" describe --always --dirty 2>/dev/null)"
+    fi
+    meta hosts_reps "$REPS"
+    meta hosts_timeout "$HOSTS_TIMEOUT"
+    local why
+    why=$(why_not)
+    if [ -n "$why" ]; then
+        say "hosts.sh: the benchmarks between hosts are skipped: $why"
+        meta hosts_skipped "$why"
+        return 0
+    fi
+    meta version_iperf3 "$(iperf3 --version 2>/dev/null | head -n 1)"
+
+    # The programs: sockpp (no MPI) once, the MPI ones per implementation.
+    mkdir -p "$OUT/bin-link"
+    if ! cc -O2 -std=c11 -Wall -Wextra -I"$BENCH_DIR" -o "$OUT/bin-link/sockpp" "$BENCH_DIR/sockpp.c" \
+        >"$OUT/logs/build-sockpp.log" 2>&1; then
+        say "hosts.sh: bench/sockpp.c does not build (logs/build-sockpp.log)"
+    fi
+    local impl active=""
+    for impl in $IMPLS; do
+        case $impl in ferry | mpich | openmpi) ;; *) continue ;; esac
+        say "hosts.sh: building for $impl"
+        build_impl "$impl" "$OUT/bin-hosts-$impl" "hosts_build_$impl" hosts_programs &&
+            active="$active $impl"
+        # Standalone (or run.sh ran no local program): the report's header needs a status.
+        grep -q "^status_$impl=" "$META" ||
+            meta "status_$impl" "$(sed -n "s/^hosts_build_$impl=//p" "$META" | tail -n 1)"
+    done
+
+    CLUSTER=$OUT/cluster
+    export FY_HOSTS_DIR=$CLUSTER
+    trap 'cluster_down' EXIT
+    trap '[ -z "$JOB_PID" ] || kill -KILL -- "-$JOB_PID" 2>/dev/null; cluster_down; exit 130' INT TERM
+    if ! "$FY_HOSTS" up "$HOSTS_N" "$CLUSTER" 2>"$OUT/logs/hosts-up.log"; then
+        say "hosts.sh: fy_hosts up $HOSTS_N failed: $(head -n 1 "$OUT/logs/hosts-up.log")"
+        meta hosts_skipped "fy_hosts up failed: $(head -n 1 "$OUT/logs/hosts-up.log")"
+        CLUSTER=""
+        return 1
+    fi
+    BRIDGE=$(cat "$CLUSTER/bridge")
+    SUBNET=10.77.$(cat "$CLUSTER/net").0/24
+    meta hosts_n "$HOSTS_N"
+    meta hosts_net "$SUBNET on bridge $BRIDGE (veth pairs; one kernel, $(getconf _NPROCESSORS_ONLN) CPUs shared by all hosts)"
+
+    # Each implementation must launch across two hosts first; one that cannot is n/a with the
+    # first line of its error, and its runs are left out.
+    local ok_impls="" first prc
+    for impl in $active; do
+        hosts_launch "$impl" 2 1
+        meta "hosts_cmd_$impl" "$(printf '%s ' "${LAUNCH[@]}" | sed "s|$ROOT/||g") PROG"
+        # A launch that printed its result counts even if it then hangs in MPI_Finalize.
+        run_job "$OUT/logs/hosts-$impl-probe.log" 60 "${LAUNCH[@]}" "$OUT/bin-hosts-$impl/hello" -m
+        prc=$JOB_RC
+        if grep -q '^RESULT bench=hello ranks=2 ' "$OUT/logs/hosts-$impl-probe.log"; then
+            ok_impls="$ok_impls $impl"
+            meta "hosts_status_$impl" ok
+        else
+            first=$(grep -v '^[[:space:]]*$' "$OUT/logs/hosts-$impl-probe.log" | head -n 1 | cut -c1-200)
+            meta "hosts_status_$impl" "n/a (${first:-no output, exit status $prc})"
+            say "hosts.sh: $impl does not launch across hosts: ${first:-no output}"
+        fi
+    done
+    meta hosts_impls "$ok_impls"
+
+    # "name program layout args" in run order.
+    local plan="" name prog layout args rep
+    plan="latency latency 2x1 $NET_LAT_ARGS
+bandwidth bandwidth 2x1 $NET_BW_ARGS
+bibw bandwidth 2x1 -B $NET_BIBW_ARGS
+msgrate bandwidth 2x1 -R $NET_RATE_ARGS
+imb imb 2x2 $IMB_SET $NET_IMB_ARGS"
+    [ "$HOSTS_N" -lt 4 ] || plan="$plan
+imb imb 4x1 $IMB_SET $NET_IMB_ARGS"
+    for rep in $(seq "$REPS"); do
+        ! wanted link || measure_link "$rep"
+        [ -n "$ok_impls" ] || continue
+        while read -r name prog layout args; do
+            [ -n "$name" ] && wanted "$name" || continue
+            for impl in $ok_impls; do
+                # shellcheck disable=SC2086
+                run_net "$impl" "$name" "$prog" "$layout" "$rep" $args
+            done
+        done <<EOF
+$plan
+EOF
+        if [ "$HOSTS_N" -ge 4 ] && wanted startup; then
+            for impl in $ok_impls; do run_startup "$impl" "$rep"; done
+        fi
+    done
+    meta hosts_wall_s "$(($(date +%s) - START))"
+    trap - EXIT INT TERM
+    cluster_down
+    return 0
+}
+
+# One compound command, read whole before it runs: editing this file during a run cannot change it.
+{
+    hosts_main
+    rc=$?
+    if [ "$EMBEDDED" = 0 ]; then
+        for impl in $IMPLS; do
+            lib=$(cat "$OUT/logs/hosts-$impl"-*.log 2>/dev/null | sed -n 's/^# MPI library: //p' | head -n 1)
+            [ -z "$lib" ] || meta "library_$impl" "$lib"
+        done
+        meta load_end "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+        meta wall_s "$(($(date +%s) - START))"
+        write_report
+    fi
+    exit $rc
+}
