@@ -31,10 +31,13 @@
 #include "fy_api.h"
 #include "fy_attr.h"
 #include "fy_coll.h"
+#include "fy_hier.h"
 #include "fy_info.h"
 
 static uint64_t reserved[FY_CID_MASK_WORDS]; /* ids held by creations between two rounds */
 static int in_progress;                      /* agreements started and not yet abandoned */
+static int claimed_alone;                    /* of those, how many said "alone" in round 0
+                                              * and have not decided yet */
 
 static bool bit(const uint64_t *m, int i)
 {
@@ -62,6 +65,17 @@ void fy_api_cid_prepare(fy_cid_agree_t *a, uint64_t *words)
     for (int w = 0; w < FY_CID_MASK_WORDS; w++)
         words[w] = free_ids[w] & ~reserved[w];
     words[FY_CID_MASK_WORDS] = a->round ? a->held : alone(a);
+    if (a->round == 0 && words[FY_CID_MASK_WORDS] && !a->claimed) {
+        a->claimed = true;
+        claimed_alone++;
+    }
+}
+
+static void unclaim(fy_cid_agree_t *a)
+{
+    if (a->claimed)
+        claimed_alone--;
+    a->claimed = false;
 }
 
 static void drop(fy_cid_agree_t *a)
@@ -74,6 +88,7 @@ static void drop(fy_cid_agree_t *a)
 
 void fy_api_cid_abandon(fy_cid_agree_t *a)
 {
+    unclaim(a);
     drop(a);
     if (a->counted)
         in_progress--;
@@ -93,6 +108,7 @@ int fy_api_cid_decide(fy_cid_agree_t *a, const uint64_t *all, bool *done, uint64
     /* Round 0's last word set: every member alone, the lowest ids are safe as they are.
      * Later rounds': every member reserved the candidates. */
     bool won = all[FY_CID_MASK_WORDS] != 0;
+    unclaim(a);
     drop(a);
     int start = a->round ? (int)(mix((uint64_t)a->key * 31 + (uint64_t)a->round) % FY_MAX_COMMS) : 0;
     int n = 0;
@@ -136,7 +152,7 @@ int fy_api_cid_decide(fy_cid_agree_t *a, const uint64_t *all, bool *done, uint64
 static int band_dissemination(fy_comm_t *c, int tag, uint64_t *words, int n)
 {
     const fy_dtype_t *u64 = fy_dtype_get(MPI_UINT64_T);
-    uint64_t in[FY_CID_WORDS];
+    uint64_t in[FY_CID_WORDS + 1];
     for (int dist = 1; dist < c->size; dist *= 2) {
         int rc = fy_coll_sendrecv(words, n, u64, (c->rank + dist) % c->size, in, n, u64,
                                   (c->rank - dist + c->size) % c->size, tag, c);
@@ -177,6 +193,40 @@ int fy_api_agree_cid_tagged(fy_comm_t *c, int64_t key, int tag, uint64_t *agreed
 int fy_api_agree_cid(fy_comm_t *parent, uint64_t *agreed)
 {
     return fy_api_agree_cid_tagged(parent, (int64_t)parent->cid << 32, -1, agreed);
+}
+
+/* The node-aware collectives make their hidden communicators inside a blocking collective on
+ * c, which may itself run inside another agreement: MPI_Comm_dup's allreduce over c, or the
+ * broadcasts of an intercommunicator's creation. An agreement whose round 0 said "alone" takes
+ * the lowest ids of a mask formed before it, so ids taken by a creation nested in between would
+ * be taken twice. Such a pending claim on any member therefore makes this agreement answer
+ * "later" (one more word in the AND, the same answer everywhere), and the collective runs a
+ * flat algorithm this time. Any other agreement in progress is safe: it reserves its ids
+ * before it takes them, and a reservation fails when the ids went meanwhile. Two ids, the
+ * lower for the host communicators, the higher for the leaders'. */
+int fy_api_agree_hier(fy_comm_t *c, int tag, uint64_t *agreed, int *outcome_p)
+{
+    uint64_t words[FY_CID_WORDS + 1];
+    fy_cid_agree_t a;
+    bool done = false;
+    int rc = MPI_SUCCESS;
+    *outcome_p = FY_HIER_IDS_LATER;
+    fy_api_cid_start(&a, ((int64_t)c->cid << 32) | 0x20000000, 2, true);
+    while (rc == MPI_SUCCESS && !done) {
+        fy_api_cid_prepare(&a, words);
+        words[FY_CID_WORDS] = claimed_alone == (a.claimed ? 1 : 0); /* no one else's claim */
+        rc = band_dissemination(c, tag, words, FY_CID_WORDS + 1);
+        if (rc != MPI_SUCCESS || !words[FY_CID_WORDS])
+            break;
+        if (fy_api_cid_decide(&a, words, &done, agreed) != MPI_SUCCESS) {
+            *outcome_p = FY_HIER_IDS_NONE; /* no two ids free everywhere: the same on all */
+            break;
+        }
+        if (done)
+            *outcome_p = FY_HIER_IDS_OK;
+    }
+    fy_api_cid_abandon(&a);
+    return rc;
 }
 
 /* ---- MPI_Comm_idup: the agreement as a schedule ----

@@ -101,6 +101,7 @@ typedef struct fy_cid_agree {
     bool held;     /* this process reserved the candidates */
     bool blocking; /* the caller's thread stays inside until it is decided */
     bool counted;  /* in the count of agreements in progress here */
+    bool claimed;  /* its round 0 said "alone" and it has not decided yet */
 } fy_cid_agree_t;
 /* `blocking`: the calling thread does nothing else until the agreement is decided (false for
  * schedules). fy_api_cid_abandon ends every agreement, decided or not. */
@@ -111,6 +112,9 @@ void fy_api_cid_abandon(fy_cid_agree_t *a);
 /* The agreement over c's members with a given key; tag >= 0 runs it point to point on c's
  * collective context with that tag (c may be a view of a group: MPI_Comm_create_group). */
 int fy_api_agree_cid_tagged(fy_comm_t *c, int64_t key, int tag, uint64_t *agreed);
+/* The two ids of the node-aware collectives' hidden communicators of c (fy_hier.h: the
+ * collective layer's fy_hier_agree). */
+int fy_api_agree_hier(fy_comm_t *c, int tag, uint64_t *agreed, int *outcome_p);
 
 /* MPI_Comm_split of an intercommunicator (intercomm.c): collective over both groups; the
  * caller holds the lock and has checked the arguments. */

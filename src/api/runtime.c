@@ -21,6 +21,7 @@
 #include "fy_sched.h"
 #include <stdlib.h>
 
+#include "fy_hier.h"
 #include "fy_hosts.h"
 #include "fy_select.h"
 #include "fy_session.h"
@@ -33,6 +34,7 @@ static int layers_up(int required)
     int rc = fy_core_init(required);
     if (rc == MPI_SUCCESS)
         rc = fy_select_init(); /* FERRY_COLL_<NAME>: a wrong name stops here, before any work */
+    fy_hier_agree = fy_api_agree_hier; /* the node-aware collectives' ids, agreed up here */
     if (rc == MPI_SUCCESS) /* rank 0 reads the machine's calibration or measures it */
         rc = fy_machine_share(fy_rt.pmi, fy_rt.rank, fy_rt.size);
     if (rc == MPI_SUCCESS && fy_rt.size > 1) { /* its first fence carries rank 0's calibration */

@@ -65,6 +65,16 @@ fy_comm_t *fy_sched_comm(const fy_sched_t *s);
  * schedules on c in the same order, so they meet neither other schedules on c nor anything
  * else on c->local. Does nothing on an intracommunicator. */
 void fy_sched_local(fy_sched_t *s, bool local);
+/* The same for any communicator t whose members are all members of the schedule's (the
+ * node-aware collectives' host and leaders communicators, fy_hier.h), or the schedule's own
+ * again: operations added next address t, and fy_sched_comm returns t. t's tag is taken from
+ * its own sequence at the first switch to it, so every member of t must make the same
+ * switches in the same order (every member of t does for the same collectives on the
+ * schedule's communicator). t must live as long as the schedule's communicator. At most
+ * FY_SCHED_SUBS communicators besides the schedule's own: an intercommunicator's local group,
+ * and the host and leaders communicators of that group's node-aware phases. */
+enum { FY_SCHED_SUBS = 3 };
+void fy_sched_on(fy_sched_t *s, fy_comm_t *t);
 /* The first error of the current run (a code), MPI_SUCCESS when none: for calls that must
  * know whether the messages before them arrived. */
 int fy_sched_error(const fy_sched_t *s);

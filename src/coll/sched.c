@@ -18,7 +18,7 @@ enum { INLINE_SCRATCH = 512, CACHE_MAX = 16 };
 
 typedef struct {
     uint8_t kind;
-    bool local; /* a message within an intercommunicator's local group (fy_sched_local) */
+    uint8_t on; /* whom a message addresses: 0 the schedule's communicator, k > 0 subs[k-1] */
     int peer;
     MPI_Aint count, count2;
     const fy_dtype_t *dt, *dt2;
@@ -39,10 +39,16 @@ typedef struct owned {
 
 struct fy_sched {
     fy_comm_t *comm;
-    fy_comm_t *cur; /* what fy_sched_comm returns: comm, or comm->local while adding local ops */
+    fy_comm_t *cur; /* what fy_sched_comm returns: comm, or one of subs while adding their ops */
     const char *fn;
     int tag;
-    int ltag; /* intercommunicator: the tag of its messages on comm->local */
+    /* Communicators within comm that operations address (fy_sched_on): an intercommunicator's
+     * local group, the node-aware collectives' host and leaders communicators; each with the
+     * tag of this schedule's messages there (a number of its own sequence). */
+    fy_comm_t *subs[FY_SCHED_SUBS];
+    int subtag[FY_SCHED_SUBS];
+    int nsubs;
+    uint8_t cur_on; /* the `on` of operations added now */
     op_t *ops;
     int nops, cap;
     int *first; /* first[k]: index of round k's first operation; first[nrounds] == nops */
@@ -116,8 +122,11 @@ fy_sched_t *fy_sched_new(fy_comm_t *c, const char *fn)
     /* Every member of c's local group makes the same schedules on c in the same order, so a
      * number of c->local's sequence keeps the local messages apart from any other schedule
      * that addresses that group. */
-    if (c->inter)
-        s->ltag = fy_tag_sched(c->local->coll_seq++);
+    if (c->inter) {
+        s->subs[0] = c->local;
+        s->subtag[0] = fy_tag_sched(c->local->coll_seq++);
+        s->nsubs = 1;
+    }
     c->refs++; /* MPI_Comm_free while this runs must not pull the communicator away */
     list_add(&idle_head, s);
     return s;
@@ -130,7 +139,28 @@ fy_comm_t *fy_sched_comm(const fy_sched_t *s)
 
 void fy_sched_local(fy_sched_t *s, bool local)
 {
-    s->cur = local && s->comm->inter ? s->comm->local : s->comm;
+    fy_sched_on(s, local && s->comm->inter ? s->comm->local : s->comm);
+}
+
+void fy_sched_on(fy_sched_t *s, fy_comm_t *t)
+{
+    int k = 0;
+    if (t != s->comm) {
+        while (k < s->nsubs && s->subs[k] != t)
+            k++;
+        if (k == s->nsubs) {
+            if (k == FY_SCHED_SUBS) { /* a builder's mistake: reported as out of memory */
+                s->failed = true;
+                return;
+            }
+            s->subs[k] = t;
+            s->subtag[k] = fy_tag_sched(t->coll_seq++);
+            s->nsubs++;
+        }
+        k++;
+    }
+    s->cur = t;
+    s->cur_on = (uint8_t)k;
 }
 
 int fy_sched_error(const fy_sched_t *s)
@@ -175,7 +205,7 @@ static op_t *add(fy_sched_t *s, int kind)
     s->first[s->nrounds] = s->nops;
     memset(o, 0, sizeof *o);
     o->kind = (uint8_t)kind;
-    o->local = s->cur != s->comm;
+    o->on = s->cur_on;
     return o;
 }
 
@@ -368,11 +398,12 @@ static void fail(fy_sched_t *s, int err)
 
 static void start_msg(fy_sched_t *s, op_t *o)
 {
-    fy_comm_t *c = o->local ? s->comm->local : s->comm;
+    fy_comm_t *c = o->on ? s->subs[o->on - 1] : s->comm;
     bool send = o->kind == OP_SEND;
     fy_req_t *r =
         fy_req_new_p2p(send ? FY_REQ_SEND : FY_REQ_RECV, send ? o->src : o->dst, o->count, o->dt,
-                       o->peer, o->local ? s->ltag : s->tag, c, FY_CTX_COLL(c), FY_MODE_STANDARD);
+                       o->peer, o->on ? s->subtag[o->on - 1] : s->tag, c, FY_CTX_COLL(c),
+                       FY_MODE_STANDARD);
     if (!r) {
         fail(s, fy_err_set(MPI_ERR_NO_MEM, "%s: out of memory for a request", s->fn));
         return;

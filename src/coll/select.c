@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "fy_err.h"
+#include "fy_hier.h"
 #include "fy_knobs.h"
 #include "fy_op.h"
 #include "fy_runtime.h"
@@ -121,24 +122,33 @@ static bool shm_reduce_slices(const fy_sel_t *s)
 
 /* ---- Tables -------------------------------------------------------------------------- */
 
+/* Node-aware rows (fy_hier.h) come first: where they apply the communicator spans hosts, so the
+ * shared-memory rows cannot, and every flat algorithm would cross the network in most of its
+ * rounds. No size threshold: by the cost model the two levels send no more over the network
+ * than any flat algorithm and fewer rounds (ceil(log2 H) instead of ceil(log2 p) for H hosts),
+ * at any size; to be measured on the test hosts (docs/DESIGN.md, Node-aware collectives). */
 static const fy_algo_t barrier_rows[] = {
+    FY_ALGO(barrier, "hier", fy_hier_sel_ok, NULL, fy_barrier_hier),
     {"shm", fy_shm_sel_ok, NULL, {.barrier = fy_barrier_shm}, {NULL}},
     FY_ALGO(barrier, "dissemination", NULL, NULL, fy_barrier_dissemination),
 };
 
 static const fy_algo_t bcast_rows[] = {
+    FY_ALGO(bcast, "hier", fy_hier_sel_ok, NULL, fy_bcast_hier),
     {"shm", fy_shm_sel_ok, NULL, {.bcast = fy_bcast_shm}, {NULL}},
     FY_ALGO(bcast, "scatter_allgather", NULL, bcast_long, fy_bcast_scatter_allgather),
     FY_ALGO(bcast, "binomial", NULL, NULL, fy_bcast_binomial),
 };
 
 static const fy_algo_t reduce_rows[] = {
+    FY_ALGO(reduce, "hier", fy_hier_sel_reduce_ok, NULL, fy_reduce_hier),
     {"shm_slice", fy_shm_sel_reduce_ok, shm_reduce_slices, {.reduce = fy_reduce_shm_slice}, {NULL}},
     {"shm", fy_shm_sel_reduce_ok, NULL, {.reduce = fy_reduce_shm}, {NULL}},
     FY_ALGO(reduce, "binomial", NULL, NULL, fy_reduce_binomial),
 };
 
 static const fy_algo_t allreduce_rows[] = {
+    FY_ALGO(allreduce, "hier", fy_hier_sel_reduce_ok, NULL, fy_allreduce_hier),
     {"shm_last", fy_shm_sel_reduce_ok, shm_last, {.allreduce = fy_allreduce_shm_last}, {NULL}},
     {"shm", fy_shm_sel_reduce_ok, shm_short, {.allreduce = fy_allreduce_shm}, {NULL}},
     {"shm_slice", fy_shm_sel_reduce_ok, shm_long, {.allreduce = fy_allreduce_shm_slice}, {NULL}},
@@ -148,6 +158,7 @@ static const fy_algo_t allreduce_rows[] = {
 };
 
 static const fy_algo_t allgather_rows[] = {
+    FY_ALGO(allgather, "hier", fy_hier_sel_ok, NULL, fy_allgatherv_hier),
     {"shm", fy_shm_sel_allgather_ok, NULL, {.allgather = fy_allgatherv_shm}, {NULL}},
     FY_ALGO(allgather, "bruck", NULL, allgather_bruck, fy_allgatherv_bruck),
     FY_ALGO(allgather, "recursive_doubling", NULL, allgather_doubling,

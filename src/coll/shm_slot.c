@@ -7,6 +7,7 @@
 
 #include "fy_coll.h"
 #include "fy_err.h"
+#include "fy_hier.h"
 #include "fy_p2p.h"
 #include "fy_runtime.h"
 #include "fy_shmcoll.h"
@@ -88,7 +89,7 @@ static int claim(int members)
     }
 }
 
-static void slot_free(fy_comm_t *c)
+void fy_shmc_free(fy_comm_t *c)
 {
     fy_shmc_t *st = c->coll_shm;
     c->coll_shm = NULL;
@@ -135,7 +136,7 @@ fy_shmc_t *fy_shmc_get(fy_comm_t *c, int *rc_p)
         *rc_p = rc;
         return NULL;
     }
-    fy_comm_coll_free = slot_free; /* from now on a freed communicator may hold a slot */
+    fy_comm_coll_free = fy_coll_comm_free; /* from now on a freed communicator may hold a slot */
     st->slot = slot;
     st->bell = bell;
     for (int j = 0; j < c->size; j++)

@@ -182,7 +182,7 @@ void fy_comm_release(fy_comm_t *c)
     fy_attr_delete_all_anyway(c);
     if (c->bsend && fy_comm_bsend_free)
         fy_comm_bsend_free(c);
-    if (c->coll_shm && fy_comm_coll_free)
+    if ((c->coll_shm || c->coll_hier) && fy_comm_coll_free)
         fy_comm_coll_free(c);
     cid_free[c->cid / 64] |= 1ull << (c->cid % 64);
     table[fy_handle_index(c->handle)] = NULL;
@@ -212,12 +212,15 @@ void fy_comm_fini(void)
                 fy_comm_bsend_free(table[i]);
     }
     if (fy_comm_coll_free) {
-        if (world.coll_shm)
+        /* Communicators the collective layer made for its own use are in the table too; at
+         * this point it only lets go of them (fy_comm_builtin is cleared), the loops below
+         * free them. */
+        if (world.coll_shm || world.coll_hier)
             fy_comm_coll_free(&world);
-        if (self.coll_shm)
+        if (self.coll_shm || self.coll_hier)
             fy_comm_coll_free(&self);
         for (unsigned i = 0; i < table_cap; i++)
-            if (table[i] && table[i]->coll_shm)
+            if (table[i] && (table[i]->coll_shm || table[i]->coll_hier))
                 fy_comm_coll_free(table[i]);
     }
     fy_info_free(world.info);

@@ -30,6 +30,7 @@ typedef struct fy_comm {
     int refs;
     uint32_t coll_seq;
     void *coll_shm; /* shared-memory collective state (src/coll/fy_shmcoll.h), NULL until used */
+    void *coll_hier; /* node-aware collectives' state (src/coll/fy_hier.h), NULL until used */
     void *attrs;    /* fy_attr_t list (fy_attr.h) */
     void *info;     /* fy_info_t (fy_info.h): hints from MPI_Comm_set_info etc., NULL when none */
     char name[MPI_MAX_OBJECT_NAME];
@@ -72,8 +73,8 @@ int fy_comm_create(fy_comm_t *parent, int size, int rank, int *world_of,
 int fy_comm_create_inter(fy_comm_t *parent, int size, int rank, int *world_of, int remote_size,
                          int *remote_world_of, const uint64_t *agreed_free, fy_comm_t **new_p);
 void fy_comm_release(fy_comm_t *c);
-/* Set by the collective layer: gives back what c->coll_shm holds when c is freed (the core
- * does not know what that is). */
+/* Set by the collective layer: gives back what c->coll_shm and c->coll_hier hold when c is
+ * freed, and at MPI_Finalize (the core does not know what that is). */
 extern void (*fy_comm_coll_free)(fy_comm_t *c);
 /* Set by the point-to-point layer: lets go of c->bsend when c is freed. */
 extern void (*fy_comm_bsend_free)(fy_comm_t *c);

@@ -108,6 +108,12 @@ const fy_knob_t fy_knobs[FY_KNOB_N] = {
                            "largest message sent inline over TCP, in bytes (default 64 KiB); "
                            "larger ones wait for the receiver's match (rendezvous)",
                            TUNER, MPI_T_SCOPE_ALL_EQ, FY_KGROUP_TCP},
+    [FY_KNOB_COLL_HOSTS] = {"FERRY_COLL_HOSTS", FY_KNOB_TEXT, NULL, 0,
+                            "for tests on one machine: host ids of the world ranks as the "
+                            "node-aware collectives see them, a comma-separated list repeated "
+                            "over the ranks (0,0,1,1: blocks of 2 on 2 hosts; 0,1: round robin); "
+                            "transports are unaffected. Default: the hosts the launcher gave",
+                            MPI_T_VERBOSITY_MPIDEV_DETAIL, MPI_T_SCOPE_ALL_EQ, FY_KGROUP_COLL},
     [FY_KNOB_COLL_BARRIER] = ALGO_KNOB("BARRIER", "MPI_Barrier"),
     [FY_KNOB_COLL_BCAST] = ALGO_KNOB("BCAST", "MPI_Bcast"),
     [FY_KNOB_COLL_REDUCE] = ALGO_KNOB("REDUCE", "MPI_Reduce"),

@@ -34,6 +34,7 @@ enum fy_knob_id {
     FY_KNOB_TCP_IF,     /* the network TCP listens on: an interface name or a CIDR */
     FY_KNOB_TCP_BUF,    /* socket buffer bytes (0: the kernel's autotuning) */
     FY_KNOB_TCP_EAGER,  /* largest message sent eagerly over TCP */
+    FY_KNOB_COLL_HOSTS, /* tests: the hosts the node-aware collectives believe in */
     /* FERRY_COLL_<NAME>: one per selection table, in the order of FY_COLL_* (fy_select.h). */
     FY_KNOB_COLL_BARRIER,
     FY_KNOB_COLL_BCAST,
