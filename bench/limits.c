@@ -68,6 +68,8 @@
  *        each 2 ... 256; 0 skips them)
  */
 #define _GNU_SOURCE
+#include "bench_opt.h"
+
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -97,12 +99,6 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double median_sorted(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof(*v), cmp_double);
@@ -111,31 +107,10 @@ static double median_sorted(double *v, int n)
 
 static int parse_size(const char *s, size_t *out_p)
 {
-    char *end = NULL;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s)
+    size_t v;
+    if (bench_parse_size(s, &v) != 0 || v == 0)
         return -1;
-    switch (*end) {
-    case 'k':
-    case 'K':
-        v <<= 10;
-        end++;
-        break;
-    case 'm':
-    case 'M':
-        v <<= 20;
-        end++;
-        break;
-    case 'g':
-    case 'G':
-        v <<= 30;
-        end++;
-        break;
-    default: break;
-    }
-    if (*end != '\0' || v == 0)
-        return -1;
-    *out_p = (size_t)v;
+    *out_p = v;
     return 0;
 }
 

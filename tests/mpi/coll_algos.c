@@ -14,9 +14,9 @@
  * communicator in reversed rank order. */
 #include "mpitest.h"
 #include "coll_ops.h"
+#include "coll_modes.h"
 
 enum { T_INT, T_VEC, T_AFF, NT };
-enum { BLOCK, NB, PERSIST, NMODES };
 static const char *mode_name[] = {"blocking", "nonblocking", "persistent"};
 
 typedef struct {
@@ -118,23 +118,6 @@ static void holes(const ty_t *t, const int *buf, long nelem, const char *what)
         }
 }
 
-/* Runs one collective in a mode: BLOCK calls it, NB starts it and waits, PERSIST inits it on
- * the first repetition and starts it on every one. */
-#define RUN(mode, rep, req, blocking, nonblocking, init)                                           \
-    do {                                                                                           \
-        if ((mode) == BLOCK) {                                                                     \
-            MPI_OK(blocking);                                                                      \
-        } else {                                                                                   \
-            if ((mode) == NB)                                                                      \
-                MPI_OK(nonblocking);                                                               \
-            else if ((rep) == 0)                                                                   \
-                MPI_OK(init);                                                                      \
-            if ((mode) == PERSIST)                                                                 \
-                MPI_OK(MPI_Start(&(req)));                                                         \
-            MPI_OK(MPI_Wait(&(req), MPI_STATUS_IGNORE));                                           \
-        }                                                                                          \
-    } while (0)
-#define REPS(mode) ((mode) == PERSIST ? 2 : 1)
 /* Known deviation, MPICH 4.0: freeing a persistent collective on a derived datatype fails an
  * assertion on the type's reference count (as in coll_cases.h); there the requests are left. */
 #define FREE(mode, req)                                                                            \

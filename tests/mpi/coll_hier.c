@@ -18,8 +18,8 @@
 #include <stdbool.h>
 
 #include "mpitest.h"
+#include "coll_modes.h"
 
-enum { BLOCK, NB, PERSIST, NMODES };
 static const char *mode_name[] = {"blocking", "nonblocking", "persistent"};
 static MPI_Datatype pair_t;
 static MPI_Op affine;
@@ -51,21 +51,6 @@ static void aff_of(int r, long i, int seed, unsigned *m, unsigned *c)
     *c = (unsigned)val(r, i + 1, seed + 1);
 }
 
-#define RUN(mode, rep, req, blocking, nonblocking, init)                                           \
-    do {                                                                                           \
-        if ((mode) == BLOCK) {                                                                     \
-            MPI_OK(blocking);                                                                      \
-        } else {                                                                                   \
-            if ((mode) == NB)                                                                      \
-                MPI_OK(nonblocking);                                                               \
-            else if ((rep) == 0)                                                                   \
-                MPI_OK(init);                                                                      \
-            if ((mode) == PERSIST)                                                                 \
-                MPI_OK(MPI_Start(&(req)));                                                         \
-            MPI_OK(MPI_Wait(&(req), MPI_STATUS_IGNORE));                                           \
-        }                                                                                          \
-    } while (0)
-#define REPS(mode) ((mode) == PERSIST ? 2 : 1)
 #define DONE(mode, req)                                                                            \
     do {                                                                                           \
         if ((mode) == PERSIST)                                                                     \

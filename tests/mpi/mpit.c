@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "transport.h"
+
 static int errs;
 #define CHECK(c, ...)                                                                              \
     do {                                                                                           \
@@ -254,21 +256,6 @@ typedef struct {
     int cls;
     MPI_T_pvar_handle h;
 } pv_t;
-
-/* The transport the counters below must show: "tcp" under FERRY_NETMOD=tcp or when the ranks
- * are on different hosts, else "shm". Collective over MPI_COMM_WORLD. */
-static const char *peer_transport(void)
-{
-    MPI_Comm node;
-    int n, np;
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &n);
-    MPI_Comm_free(&node);
-    const char *nm = getenv("FERRY_NETMOD");
-    return (nm && strcmp(nm, "tcp") == 0) || n < np ? "tcp" : "shm";
-}
-
 
 static unsigned long long pv_read(MPI_T_pvar_session s, pv_t *p)
 {

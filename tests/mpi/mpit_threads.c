@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "transport.h"
+
 enum { M = 2000, THREADS = 2 };
 static int peer, errs;
 static volatile int done_threads;
@@ -31,20 +33,6 @@ static int pindex(const char *name)
     if (MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &i) != MPI_SUCCESS)
         errs++;
     return i;
-}
-
-/* The transport the counters below must show: "tcp" under FERRY_NETMOD=tcp or when the ranks
- * are on different hosts, else "shm". Collective over MPI_COMM_WORLD. */
-static const char *peer_transport(void)
-{
-    MPI_Comm node;
-    int n, np;
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &n);
-    MPI_Comm_free(&node);
-    const char *nm = getenv("FERRY_NETMOD");
-    return (nm && strcmp(nm, "tcp") == 0) || n < np ? "tcp" : "shm";
 }
 
 int main(int argc, char **argv)

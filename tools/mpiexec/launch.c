@@ -338,18 +338,8 @@ int fy_mpx_launch(const fy_mpx_opts_t *opts)
     }
     int status = fy_mpx_job_exec(job);
 
-    for (int i = 0; i < L->nh; i++) {
-        fy_mpx_dn_host_close(&L->h[i]);
-        if (L->h[i].err_fd >= 0)
-            close(L->h[i].err_fd);
-    }
-    while (L->npend > 0)
-        fy_mpx_dn_pend_drop(L, L->npend - 1, NULL);
-    for (int i = 0; i < L->ls.nlfd; i++)
-        close(L->ls.lfd[i]);
+    fy_mpx_dn_close_all(L);
     fy_px_buf_free(&L->fence);
-    fy_px_buf_free(&L->scratch);
-    explicit_bzero(L->secret, sizeof(L->secret));
     free(L->kind);
     free(L->who);
     free(L->h);

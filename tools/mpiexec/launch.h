@@ -94,6 +94,9 @@ void fy_mpx_dn_send_broken(launch_t *L, host_t *h, int dest);
 /* A host below a relay is connected there (mpiexec). */
 void fy_mpx_dn_host_up_below(launch_t *L, host_t *h);
 void fy_mpx_dn_pend_drop(launch_t *L, int i, const char *why);
+/* Closes every host's connection and agent, the pending handshakes and the listeners; frees
+ * the scratch buffer and wipes the secret (mpiexec's end of a job, a relay's end). */
+void fy_mpx_dn_close_all(launch_t *L);
 /* The link hooks' work. */
 int fy_mpx_dn_add(launch_t *L, struct pollfd *pfd);
 void fy_mpx_dn_ready(launch_t *L, struct pollfd *pfd, int n);

@@ -803,11 +803,8 @@ err:
     return NULL;
 }
 
-void fy_mpx_relay_free(fy_mpx_relay_t *R)
+void fy_mpx_dn_close_all(launch_t *L)
 {
-    if (R == NULL)
-        return;
-    launch_t *L = &R->L;
     for (int i = 0; i < L->nh; i++) {
         fy_mpx_dn_host_close(&L->h[i]);
         if (L->h[i].err_fd >= 0)
@@ -819,6 +816,14 @@ void fy_mpx_relay_free(fy_mpx_relay_t *R)
         close(L->ls.lfd[i]);
     fy_px_buf_free(&L->scratch);
     explicit_bzero(L->secret, sizeof(L->secret));
+}
+
+void fy_mpx_relay_free(fy_mpx_relay_t *R)
+{
+    if (R == NULL)
+        return;
+    launch_t *L = &R->L;
+    fy_mpx_dn_close_all(L);
     free(L->desc_index);
     free(L->desc_parent);
     free(L->kind);

@@ -236,6 +236,22 @@ static void set_sockopts(int fd)
     }
 }
 
+/* Makes *buf hold at least `need` bytes, doubling (queues and receive buffers only grow: a
+ * steady stream allocates nothing). */
+static void grow(unsigned char **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return;
+    size_t c = *cap ? *cap : 64 * 1024;
+    while (c < need)
+        c *= 2;
+    unsigned char *b = realloc(*buf, c);
+    if (!b)
+        fy_fatal(MPI_ERR_NO_MEM, "out of memory for a TCP connection's buffer");
+    *buf = b;
+    *cap = c;
+}
+
 /* Appends bytes to p's queue (growing it); the caller has checked QUEUE_CAP. */
 static unsigned char *queue_room(peer_t *p, size_t n)
 {
@@ -247,16 +263,7 @@ static unsigned char *queue_room(peer_t *p, size_t n)
             p->out_len -= p->out_off;
             p->out_off = 0;
         }
-        if (p->out_len + n > p->out_cap) {
-            size_t cap = p->out_cap ? p->out_cap : 64 * 1024;
-            while (cap < p->out_len + n)
-                cap *= 2;
-            unsigned char *b = realloc(p->out, cap);
-            if (!b)
-                fy_fatal(MPI_ERR_NO_MEM, "out of memory queueing a TCP record");
-            p->out = b;
-            p->out_cap = cap;
-        }
+        grow(&p->out, &p->out_cap, p->out_len + n);
     }
     unsigned char *at = p->out + p->out_len;
     p->out_len += n;
@@ -684,16 +691,7 @@ static int parse(peer_t *p)
                 memmove(p->rx, p->rx + p->rx_off, p->rx_len - p->rx_off);
                 p->rx_len -= p->rx_off;
                 p->rx_off = 0;
-                if (HDR + plen > p->rx_cap) {
-                    size_t cap = p->rx_cap;
-                    while (cap < HDR + plen)
-                        cap *= 2;
-                    unsigned char *b = realloc(p->rx, cap);
-                    if (!b)
-                        fy_fatal(MPI_ERR_NO_MEM, "out of memory receiving a TCP record");
-                    p->rx = b;
-                    p->rx_cap = cap;
-                }
+                grow(&p->rx, &p->rx_cap, HDR + plen);
             }
             break;
         }
