@@ -297,9 +297,38 @@ def descendants(pid):
     return found
 
 
+def group_alive(pgid):
+    """Whether a process of group pgid still runs (zombies, unreaped by us, do not count)."""
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                stat = f.read()
+            fields = stat[stat.rindex(")") + 2:].split()
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                return True
+        except (OSError, ValueError, IndexError):
+            continue
+    return False
+
+
+TERM_GRACE = 5.0  # seconds a timed-out test has to clean up after SIGTERM (its test hosts)
+
+
 def kill_group(pid):
-    """SIGKILL the test's process group and every process below it."""
+    """SIGTERM the test's process group, so that a script can take down what it made (test
+    hosts are namespaces: SIGKILL alone left them behind), then after TERM_GRACE seconds, or
+    at once when the group is gone, SIGKILL it and every process below it."""
     procs = descendants(pid) if os.path.isdir("/proc") else []
+    try:
+        os.killpg(pid, signal.SIGTERM)
+        deadline = time.monotonic() + TERM_GRACE
+        while time.monotonic() < deadline and group_alive(pid):
+            time.sleep(0.05)
+    except (ProcessLookupError, PermissionError):
+        pass
+    procs += [p for p in (descendants(pid) if os.path.isdir("/proc") else []) if p not in procs]
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
