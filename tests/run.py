@@ -503,6 +503,11 @@ def main():
                          f"and Slurm only); 'none' for none (default {DEFAULT_PLACEMENTS})")
     ap.add_argument("--log", help="the log file (default <build>/test-log.txt)")
     args = ap.parse_args()
+    # One spelling of the build directory, so that the compile commands (their stamps decide
+    # whether a program is rebuilt) are the same for `--build build` and for a nested run given
+    # FY_BUILD (tests/slurm/srun_suite.sh), which would otherwise rebuild, under the feet of the
+    # outer run's tests, programs it is running.
+    args.build = os.path.abspath(args.build)
     args.placement_list = [p for p in args.placements.split(",") if p and p != "none"]
     for p in args.placement_list:
         if p not in PLACEMENTS:
