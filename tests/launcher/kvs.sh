@@ -16,6 +16,6 @@ done
 out=$(env -u PMI_FD -u PMI_RANK -u PMI_SIZE timeout 30 "$PMI_PROG" kvs)
 expect_eq "singleton kvs" "No Errors" "$out"
 out=$(env -u PMI_FD timeout 30 "$PMI_PROG" info)
-echo "$out" | grep -qE '^rank 0 size 1 appnum 0 singleton 1 kvsname [A-Za-z0-9_-]+$' ||
+echo "$out" | grep -qE '^rank 0 size 1 appnum 0 singleton 1 kvsname [A-Za-z0-9_-]+ pmi singleton$' ||
     fail "singleton info: $out"
 finish
