@@ -217,8 +217,9 @@ static const fy_pmi_ops_t pmi2_ops = {
 
 /* The PMI-1-syntax opening: one line out, one line back, read a byte at a time so that nothing
  * of what follows is taken from the socket. */
-static int hello(fy_pmi_t *pmi)
+static int hello(fy_pmi_t *pmi, int *declined)
 {
+    *declined = 0;
     static const char req[] = "cmd=init pmi_version=2 pmi_subversion=0\n";
     if (fy_pmi_wire_write(pmi->fd, req, sizeof req - 1) != 0)
         return fy_pmi_fail("PMI-2: cannot send to the launcher (PMI_FD=%d): %s", pmi->fd,
@@ -243,21 +244,23 @@ static int hello(fy_pmi_t *pmi)
     int rc = 0, ver = 0;
     if (cmd == NULL || strcmp(cmd, "response_to_init") != 0)
         return fy_pmi_fail("PMI-2: expected cmd=response_to_init, got '%s'", cmd ? cmd : "");
-    if (fy_pmi_wire_get_int(&pmi->msg, "rc", &rc) == 0 && rc != 0)
-        return fy_pmi_fail("PMI-2: the launcher refused PMI version 2 (rc=%d); unset "
-                           "PMI_VERSION to speak PMI-1",
-                           rc);
-    if (fy_pmi_wire_get_int(&pmi->msg, "pmi_version", &ver) == 0 && ver != 2)
-        return fy_pmi_fail("PMI-2: the launcher answered with PMI version %d; unset "
-                           "PMI_VERSION to speak PMI-1",
-                           ver);
+    if ((fy_pmi_wire_get_int(&pmi->msg, "rc", &rc) == 0 && rc != 0) ||
+        (fy_pmi_wire_get_int(&pmi->msg, "pmi_version", &ver) == 0 && ver != 2)) {
+        *declined = 1;
+        return fy_pmi_fail("PMI-2: the launcher declined PMI version 2 (rc=%d, version %d); "
+                           "unset PMI_VERSION to speak PMI-1",
+                           rc, ver);
+    }
     return 0;
 }
 
-int fy_pmi2_init(fy_pmi_t *pmi)
+int fy_pmi2_init(fy_pmi_t *pmi, int strict)
 {
-    if (fy_pmi_check_fd(pmi->fd) != 0 || hello(pmi) != 0)
+    int declined;
+    if (fy_pmi_check_fd(pmi->fd) != 0)
         return -1;
+    if (hello(pmi, &declined) != 0)
+        return declined && !strict ? fy_pmi1_init(pmi) : -1;
     /* Our rank, as the launcher told it in the environment: fullinit ties the connection to it
      * (Slurm's PMI_RANK; the older PMI_ID). */
     char f[128] = "";

@@ -2,9 +2,12 @@
  * every call to it (see fy_pmi.h for the contract, pmi_impl.h for the backends' table).
  *
  * Which one:
- *   PMI_FD set           a text protocol on that socket: PMI-2 when PMI_VERSION=2 or Slurm's
- *                        PMI-2 plugin started us (it sets PMI_JOBID), else PMI-1 (Ferry's
- *                        mpiexec, Hydra);
+ *   PMI_FD set           a text protocol on that socket: PMI-2 when PMI_VERSION=2; when
+ *                        the process runs in a Slurm step (SLURM_STEP_ID, or PMI_JOBID),
+ *                        PMI-2 if the server accepts it (srun --mpi=pmi2), else PMI-1 on the
+ *                        same connection (Ferry's mpiexec started through srun, whose
+ *                        ranks inherit the step's variables); else PMI-1 (Ferry's mpiexec,
+ *                        Hydra);
  *   PMIX_NAMESPACE set   PMIx through libpmix (srun --mpi=pmix, prterun, Open MPI's mpirun);
  *   neither              a singleton: rank 0 of 1 with a local key-value space.
  * PMI_FD wins when both are set: it is the more specific announcement (a launcher that gives a
@@ -215,8 +218,10 @@ int fy_pmi_init(fy_pmi_t **pmi_p, const fy_pmi_params_t *params)
         else if (ver != NULL && *ver != '\0' && (fy_pmi_env_int("PMI_VERSION", &v) != 0 ||
                                                   (v != 1 && v != 2)))
             rc = fy_pmi_fail("PMI_VERSION='%s': this library speaks PMI versions 1 and 2", ver);
-        else if (v == 2 || (v == 0 && set("PMI_JOBID")))
-            rc = fy_pmi2_init(pmi);
+        else if (v == 2)
+            rc = fy_pmi2_init(pmi, 1);
+        else if (v == 0 && (set("PMI_JOBID") || set("SLURM_STEP_ID")))
+            rc = fy_pmi2_init(pmi, 0); /* Slurm's: PMI-2, or PMI-1 if the server declines */
         else
             rc = fy_pmi1_init(pmi);
     } else if (set("PMIX_NAMESPACE")) {

@@ -63,7 +63,9 @@ int fy_pmi_check_fd(int fd);
 int fy_pmi_first_reply_ms(void);
 
 int fy_pmi1_init(fy_pmi_t *pmi);
-int fy_pmi2_init(fy_pmi_t *pmi);
+/* strict: PMI-2 or fail; else a server that declines version 2 gets a PMI-1 init (returns
+ * through fy_pmi1_init). */
+int fy_pmi2_init(fy_pmi_t *pmi, int strict);
 int fy_pmix_init(fy_pmi_t *pmi, const char *lib);
 
 #endif
