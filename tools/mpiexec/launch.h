@@ -66,6 +66,7 @@ typedef struct launch {
     fy_px_buf_t scratch; /* the frame being built */
     /* The barrier: proxies in it, and the puts they brought. */
     int nfence;
+    int ndone; /* hosts whose ranks have all ended */
     fy_px_buf_t fence;
     uint32_t fence_n;
     int rank0; /* index in h of rank 0's host */

@@ -165,6 +165,10 @@ struct fy_mpx_job {
     char kvsname[64];
     fy_pmi_kvs_t kvs;
     int nbarrier; /* ranks inside the current barrier */
+    /* The first rank that exited without ever speaking PMI (a plain program), -1 if none: a
+     * PMI barrier can no longer complete, so one waited for ends the job (pmi_server.c). */
+    int plain_gone;
+    int plain_gone_code;
     int sigfd;
     struct rlimit nofile; /* our descriptor limit as we found it, for the ranks */
     int nofile_saved;
@@ -226,6 +230,8 @@ void fy_mpx_pmi_input(fy_mpx_job_t *job, fy_mpx_rank_t *r, int drain);
 void fy_mpx_pmi_close(fy_mpx_job_t *job, fy_mpx_rank_t *r);
 /* Ends the current PMI barrier: every rank of ours gets its barrier_out. */
 void fy_mpx_pmi_barrier_out(fy_mpx_job_t *job);
+/* Ends the job: a rank left without MPI while the others wait in a PMI barrier. */
+void fy_mpx_pmi_stalled(fy_mpx_job_t *job);
 
 /* iofwd.c */
 void fy_mpx_stream_init(fy_mpx_stream_t *s, int fd, int dest);
