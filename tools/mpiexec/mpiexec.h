@@ -39,6 +39,10 @@ typedef struct fy_mpx_hosts {
     int n;
 } fy_mpx_hosts_t;
 /* Each returns 0, or -1 with a message in err. */
+/* One host with slots (counted: a limit the user or the batch system stated); a host already
+ * there gets the slots added. */
+int fy_mpx_hosts_add(fy_mpx_hosts_t *hs, const char *name, int slots, int counted, char *err,
+                     size_t len);
 int fy_mpx_hosts_add_list(fy_mpx_hosts_t *hs, const char *list, char *err, size_t len);
 int fy_mpx_hosts_add_file(fy_mpx_hosts_t *hs, const char *path, char *err, size_t len);
 /* Slots of all hosts (each ppn when ppn > 0), capped just above FY_MPX_MAX_RANKS. */
@@ -52,6 +56,30 @@ void fy_mpx_hosts_free(fy_mpx_hosts_t *hs);
 /* PMI_process_mapping for host_of[0..np): "(vector,(first,count,per_host),...)"; 0, or -1 when
  * it does not fit in len bytes. */
 int fy_mpx_process_mapping(const int *host_of, int np, char *out, size_t len);
+
+/* alloc.c: the hosts of a batch system's allocation, from the environment. */
+typedef enum fy_mpx_rm {
+    FY_MPX_RM_NONE,
+    FY_MPX_RM_SLURM, /* SLURM_JOB_ID and SLURM_JOB_NODELIST (or the older names) */
+    FY_MPX_RM_PBS,   /* PBS_NODEFILE */
+    FY_MPX_RM_SGE,   /* PE_HOSTFILE */
+    FY_MPX_RM_LSF,   /* LSB_DJOB_HOSTFILE, else LSB_MCPU_HOSTS */
+} fy_mpx_rm_t;
+/* Adds the allocation's hosts with their slots (counted) to hs, the first batch system found
+ * in the order above; FY_MPX_RM_NONE (hs untouched) outside any. 0, or -1 with err naming the
+ * variable and its value. */
+int fy_mpx_alloc_read(fy_mpx_hosts_t *hs, fy_mpx_rm_t *rm_p, char *err, size_t len);
+/* We run inside a Slurm allocation (the default launcher is then srun). */
+int fy_mpx_alloc_in_slurm(void);
+const char *fy_mpx_alloc_name(fy_mpx_rm_t rm);
+/* Slurm's compressed node list (node[01-04,07],gpu[1-2]-ib) expanded in Slurm's order, each
+ * name malloc'd, in a malloc'd array; var names the variable for messages. 0 or -1. */
+int fy_mpx_slurm_nodelist(const char *list, const char *var, char ***names_p, int *n_p,
+                          char *err, size_t len);
+/* Slurm's per-node counts (2(x3),1) into count[0..n); exactly n counts, each 1 to
+ * FY_MPX_MAX_RANKS, or -1. */
+int fy_mpx_slurm_counts(const char *spec, const char *var, int *count, int n, char *err,
+                        size_t len);
 
 /* NAME=VALUE strings to set in ranks, in order. */
 typedef struct fy_mpx_env {
