@@ -108,7 +108,7 @@ typedef struct fy_mpx_opts {
     /* Multi-host (launch.c): the hosts and where each rank goes. */
     fy_mpx_hosts_t *hosts;
     int *host_of;
-    const char *launcher;      /* ssh, rsh or fork */
+    const char *launcher;      /* ssh, rsh, slurm or fork */
     const char *launcher_exec; /* the agent program, NULL: the launcher's name */
     const char *iface;         /* -iface or FERRY_TCP_IF, NULL: the route to the first host */
     /* In a proxy: mpiexec's environment (NULL-terminated) that ranks start from instead of
@@ -270,15 +270,16 @@ void fy_mpx_emit(fy_mpx_job_t *job, int rank, int dest, const char *buf, size_t 
 /* launch.c: the job across hosts (mpiexec's side). */
 int fy_mpx_launch(const fy_mpx_opts_t *opts);
 
-/* launch.c, in a proxy that relays for child proxies (the tree): starts their agents, accepts
- * and authenticates them, passes frames between them and mpiexec (up: each as it comes, in
- * RELAY_UP, through `up`), keeps them alive. The proxy's link calls the hooks below beside its
+/* launch.c, in a proxy that relays for child proxies (the tree): starts their agents (srun:
+ * the agent is Slurm's srun, else one called as ssh is), accepts and authenticates them,
+ * passes frames between them and mpiexec (up: each as it comes, in RELAY_UP, through `up`),
+ * keeps them alive. The proxy's link calls the hooks below beside its
  * own. index/name/parent: every proxy below this one (parent: a proxy index). NULL when out of
  * memory or when it cannot listen (message printed). */
 typedef struct fy_mpx_relay fy_mpx_relay_t;
 fy_mpx_relay_t *fy_mpx_relay_new(fy_mpx_job_t *job, const uint8_t *secret, const char *agent,
-                                 const char *proxy, const char *listen_addr, int self, int ndesc,
-                                 const int *index, char *const *name, const int *parent,
+                                 int srun, const char *proxy, const char *listen_addr, int self,
+                                 int ndesc, const int *index, char *const *name, const int *parent,
                                  void (*up)(void *ctx, const void *frame, size_t len), void *ctx);
 int fy_mpx_relay_slots(const fy_mpx_relay_t *R);
 int fy_mpx_relay_add(fy_mpx_relay_t *R, struct pollfd *pfd);

@@ -51,6 +51,7 @@ typedef struct proxy {
     char *host;
     /* The tree: proxies below us (from JOB), and the relay for them once started. */
     char *agent, *proxy_path;
+    int srun; /* the agent is srun */
     int ndesc;
     int *desc_index, *desc_parent;
     char **desc_name;
@@ -329,6 +330,7 @@ static void read_job(proxy_t *P)
         free(v);
     }
     P->agent = fy_px_get_str(&r);
+    P->srun = (int)fy_px_get_u32(&r);
     P->proxy_path = fy_px_get_str(&r);
     uint32_t ndesc = fy_px_get_u32(&r);
     if (r.bad || P->agent == NULL || P->proxy_path == NULL || ndesc > r.left / 12)
@@ -740,9 +742,9 @@ int main(int argc, char **argv)
     job->link_slots = 1;
     if (P->ndesc > 0) {
         /* We relay for the proxies below us, on the address mpiexec reached us by. */
-        P->relay = fy_mpx_relay_new(job, secret, P->agent, P->proxy_path, P->tcp_addr, index_arg,
-                                    P->ndesc, P->desc_index, P->desc_name, P->desc_parent,
-                                    relay_up, P);
+        P->relay = fy_mpx_relay_new(job, secret, P->agent, P->srun, P->proxy_path, P->tcp_addr,
+                                    index_arg, P->ndesc, P->desc_index, P->desc_name,
+                                    P->desc_parent, relay_up, P);
         if (P->relay == NULL)
             die("cannot relay for the proxies below this one");
         job->link_slots += fy_mpx_relay_slots(P->relay);
