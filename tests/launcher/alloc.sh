@@ -12,7 +12,8 @@
 # test hosts this way.
 . "$FY_SRC/tests/launcher/lib.inc"
 for v in SLURM_JOB_ID SLURM_JOBID SLURM_JOB_NODELIST SLURM_NODELIST SLURM_TASKS_PER_NODE \
-    SLURM_JOB_CPUS_PER_NODE PBS_NODEFILE PE_HOSTFILE LSB_DJOB_HOSTFILE LSB_MCPU_HOSTS; do
+    SLURM_JOB_CPUS_PER_NODE SLURM_STEP_ID SLURM_STEPID PBS_NODEFILE PE_HOSTFILE LSB_DJOB_HOSTFILE \
+    LSB_MCPU_HOSTS; do
     unset "$v"
 done
 export FERRY_TCP_IF=lo
@@ -135,8 +136,8 @@ grep -q "host far1: cannot start the proxy: '$T/bin/srun' exited with status 1 b
     fail "srun: the failure line: $(cat "$T/err")"
 expect_eq "srun: one call (this machine's proxy is forked)" 1 "$(wc -l <"$T/srun.args")"
 args=$(cat "$T/srun.args")
-for w in --nodes=1 --ntasks=1 --nodelist=far1 --overlap --cpu-bind=none --mpi=none \
-    --kill-on-bad-exit=1 --input=0 "$FY_BUILD/bin/ferry-proxy --connect" "--index 1"; do
+for w in --nodes=1 --ntasks=1 --nodelist=far1 --overlap --mpi=none --kill-on-bad-exit=1 \
+    --input=0 "$FY_BUILD/bin/ferry-proxy --connect" "--index 1 --all-cpus"; do
     case " $args " in *" $w "*) ;; *) fail "srun: '$w' not in its arguments: $args" ;; esac
 done
 grep -qE '^[0-9a-f]{64}$' "$T/srun.stdin" || fail "srun: no secret on its stdin: $(cat "$T/srun.stdin")"

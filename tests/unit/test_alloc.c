@@ -142,7 +142,7 @@ static int test_counts(void)
 
 static const char *const all_vars[] = {
     "SLURM_JOB_ID", "SLURM_JOBID", "SLURM_JOB_NODELIST", "SLURM_NODELIST", "SLURM_TASKS_PER_NODE",
-    "SLURM_JOB_CPUS_PER_NODE", "PBS_NODEFILE", "PE_HOSTFILE", "LSB_DJOB_HOSTFILE",
+    "SLURM_JOB_CPUS_PER_NODE", "SLURM_STEP_ID", "SLURM_STEPID", "PBS_NODEFILE", "PE_HOSTFILE", "LSB_DJOB_HOSTFILE",
     "LSB_MCPU_HOSTS",
 };
 
@@ -235,6 +235,17 @@ static int test_slurm(void)
     CHECK_STR(hosts_of_env(&rm), "a1:1 a2:1");
     /* SLURM_JOB_NODELIST before SLURM_NODELIST (a step's own nodes). */
     setenv("SLURM_JOB_NODELIST", "b[1-3]", 1);
+    CHECK_STR(hosts_of_env(&rm), "b1:1 b2:1 b3:1");
+    /* Inside a step, SLURM_TASKS_PER_NODE is the step's: the job's CPUs are the slots. */
+    setenv("SLURM_TASKS_PER_NODE", "1", 1);
+    setenv("SLURM_JOB_CPUS_PER_NODE", "2,1(x2)", 1);
+    setenv("SLURM_STEP_ID", "0", 1);
+    CHECK_STR(hosts_of_env(&rm), "b1:2 b2:1 b3:1");
+    unsetenv("SLURM_STEP_ID");
+    setenv("SLURM_STEPID", "0", 1);
+    CHECK_STR(hosts_of_env(&rm), "b1:2 b2:1 b3:1");
+    unsetenv("SLURM_STEPID");
+    setenv("SLURM_TASKS_PER_NODE", "1(x3)", 1);
     CHECK_STR(hosts_of_env(&rm), "b1:1 b2:1 b3:1");
     return 0;
 }

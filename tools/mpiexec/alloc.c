@@ -243,8 +243,13 @@ static int read_slurm(fy_mpx_hosts_t *hs, char *err, size_t len)
     const char *lvar, *cvar;
     const char *list = env2("SLURM_JOB_NODELIST", "SLURM_NODELIST", &lvar);
     /* The tasks Slurm planned per node, else (an allocation made without a task count) its
-     * CPUs per node, in the same notation. */
-    const char *counts = env2("SLURM_TASKS_PER_NODE", "SLURM_JOB_CPUS_PER_NODE", &cvar);
+     * CPUs per node, in the same notation. Inside a job step (srun ... mpiexec) the tasks are
+     * the step's, for the step's nodes, while the node list is still the job's: there the
+     * job's CPUs per node are the slots. */
+    const char *step = env2("SLURM_STEP_ID", "SLURM_STEPID", &cvar);
+    const char *counts = step != NULL ? env2("SLURM_JOB_CPUS_PER_NODE", NULL, &cvar)
+                                      : env2("SLURM_TASKS_PER_NODE", "SLURM_JOB_CPUS_PER_NODE",
+                                             &cvar);
     char **names;
     int n;
     if (fy_mpx_slurm_nodelist(list, lvar, &names, &n, err, len) != 0)

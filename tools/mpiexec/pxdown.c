@@ -455,8 +455,10 @@ static void start_agent(launch_t *L, host_t *h)
         /* The proxy as a one-task step of our allocation on that node. No --exact: the step
          * has all of the job's CPUs there, and the ranks the proxy forks live in the step's
          * cgroup. --overlap: it shares them with the steps already running (mpiexec itself
-         * may be one). No binding: the proxy's affinity would be its ranks'. No PMI of
-         * Slurm's: the proxy serves its ranks itself. stdin goes to the task (the secret). */
+         * may be one). The proxy undoes a binding to one CPU itself (--all-cpus below), as
+         * its ranks would inherit it: --cpu-bind=none would do the same but makes srun print
+         * a line on clusters without a task plugin. No PMI of Slurm's: the proxy serves its
+         * ranks itself. stdin goes to the task (the secret). */
         if (asprintf(&nodelist, "--nodelist=%s", h->name) < 0)
             nodelist = NULL; /* out of memory: found below */
         args[n++] = L->agent;
@@ -464,7 +466,6 @@ static void start_agent(launch_t *L, host_t *h)
         args[n++] = "--ntasks=1";
         args[n++] = nodelist;
         args[n++] = "--overlap";
-        args[n++] = "--cpu-bind=none";
         args[n++] = "--mpi=none";
         args[n++] = "--kill-on-bad-exit=1";
         args[n++] = "--input=0";
@@ -484,6 +485,8 @@ static void start_agent(launch_t *L, host_t *h)
     args[n++] = port;
     args[n++] = "--index";
     args[n++] = index;
+    if (!direct && L->srun)
+        args[n++] = "--all-cpus";
     args[n] = NULL;
     pid_t pid = -1;
     if (proxy == NULL || addrs == NULL || (L->srun && !direct && nodelist == NULL))

@@ -1,9 +1,10 @@
 /* ferry-proxy: mpiexec's hands on one host of a job across hosts (docs/DESIGN.md, "Launching
  * across hosts").
  *
- *   ferry-proxy --connect ADDR[,ADDR...] --port PORT --index I     (the secret on stdin)
+ *   ferry-proxy --connect ADDR[,ADDR...] --port PORT --index I [--all-cpus]
+ *                                                             (the secret on stdin)
  *
- * Started by the launcher agent (ssh) or by mpiexec itself, it reads the job's secret from its
+ * Started by the launcher agent (ssh, srun) or by mpiexec itself, it reads the job's secret from its
  * stdin (one line of 64 hex digits: never on a command line), connects to mpiexec (to all the
  * addresses at once, keeping the first that answers), proves it knows the secret and checks
  * that mpiexec does, receives its host's part of the job, and runs it with mpiexec's own job
@@ -22,6 +23,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -687,9 +689,31 @@ static const fy_mpx_link_t proxy_link = {
     .out_full = link_out_full,
 };
 
+/* --all-cpus (a proxy started as a Slurm step): a task plugin may have bound us to one CPU, and
+ * every rank we fork would inherit it. Asking for every CPU gets those the step's cpuset allows
+ * (the kernel keeps only those): all of the job's CPUs on this node. */
+static void widen_affinity(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_CONF);
+    if (n < 1)
+        return;
+    cpu_set_t *set = CPU_ALLOC((int)n);
+    if (set == NULL)
+        return;
+    size_t size = CPU_ALLOC_SIZE((int)n);
+    CPU_ZERO_S(size, set);
+    for (int c = 0; c < (int)n; c++)
+        CPU_SET_S(c, size, set);
+    if (sched_setaffinity(0, size, set) != 0) {
+        /* keep the binding we were given: the job still runs */
+    }
+    CPU_FREE(set);
+}
+
 static void usage(void)
 {
     fprintf(stderr, "Usage: " PROG " --connect ADDR[,ADDR...] --port PORT --index I\n"
+                    "                   [--all-cpus]\n"
                     "Started by mpiexec on each host of a job (the job's secret on stdin);\n"
                     "not meant to be run by hand.\n");
     exit(1);
@@ -698,7 +722,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     const char *addrs = NULL;
-    int port = -1;
+    int port = -1, all_cpus = 0;
     for (int i = 1; i < argc; i++) {
         if (i + 1 < argc && strcmp(argv[i], "--connect") == 0)
             addrs = argv[++i];
@@ -706,11 +730,15 @@ int main(int argc, char **argv)
             port = atoi(argv[++i]);
         else if (i + 1 < argc && strcmp(argv[i], "--index") == 0)
             index_arg = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--all-cpus") == 0)
+            all_cpus = 1;
         else
             usage();
     }
     if (addrs == NULL || port <= 0 || port > 65535 || index_arg < 0)
         usage();
+    if (all_cpus)
+        widen_affinity();
 
     static proxy_t proxy;
     proxy_t *P = &proxy;
