@@ -55,7 +55,7 @@ run -launcher-exec "$T/noagent" --display-map -rr -n 4 true
 expect_eq "Slurm: -rr" "a1,a2,b08,b09" "$(map)"
 run -launcher-exec "$T/noagent" --display-map -n 6 true
 expect_eq "Slurm: more ranks than slots: status" 1 "$RC"
-grep -q "6 ranks, but the hosts have 5 slots.*--oversubscribe" "$T/err" || fail "Slurm: oversubscription message: $(cat "$T/err")"
+grep -qx "mpiexec: 6 ranks, but the Slurm allocation has 5 slots: give fewer ranks (-n), or add --oversubscribe" "$T/err" || fail "Slurm: oversubscription message: $(cat "$T/err")"
 run -launcher-exec "$T/noagent" --display-map -n 6 --oversubscribe true
 expect_eq "Slurm: --oversubscribe" "a1,a1,a2,b08,b09,a1" "$(map)"
 # The older names; SLURM_JOB_NODELIST first.

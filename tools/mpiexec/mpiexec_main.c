@@ -480,6 +480,10 @@ int main(int argc, char **argv)
         die("%d ranks in all; at most %d run in one job", o.np, FY_MPX_MAX_RANKS);
     if (hosts.n == 0 && fy_mpx_hosts_add_list(&hosts, "localhost", err, sizeof err) != 0)
         die("%s", err);
+    /* The allocation's slots are the batch system's limit, not a line of ours to edit. */
+    if (rm != FY_MPX_RM_NONE && ppn == 0 && o.np > slots && !oversubscribe)
+        die("%d ranks, but the %s allocation has %d slots: give fewer ranks (-n), or add "
+            "--oversubscribe", o.np, fy_mpx_alloc_name(rm), slots);
     int *host_of = malloc(sizeof(*host_of) * (size_t)o.np);
     if (host_of == NULL)
         die("out of memory");
