@@ -149,13 +149,22 @@ case $(cat "$T/ssh.args" 2>/dev/null) in
 far1\ *ferry-proxy\ --connect*) ;;
 *) fail "-launcher ssh in Slurm: ssh's arguments: $(cat "$T/ssh.args" 2>/dev/null)" ;;
 esac
-# -launcher slurm -launcher-exec PATH: that srun; also outside Slurm, and as -bootstrap.
+# -launcher slurm -launcher-exec PATH: that srun, also with hosts of our own (as -bootstrap).
 rm -f "$T/srun.args"
 cp "$T/bin/srun" "$T/mysrun"
-unset SLURM_JOB_ID SLURM_JOB_NODELIST SLURM_TASKS_PER_NODE
 run -bootstrap slurm -bootstrap-exec "$T/mysrun" -hosts far2 hostname
 expect_eq "-launcher slurm -launcher-exec: status" 1 "$RC"
 grep -q -- "--nodelist=far2 " "$T/srun.args" || fail "-launcher slurm -launcher-exec: $(cat "$T/srun.args" 2>/dev/null)"
+# Outside any Slurm job, -launcher slurm is refused (srun would make allocations of its own).
+unset SLURM_JOB_ID SLURM_JOB_NODELIST SLURM_TASKS_PER_NODE
+rm -f "$T/srun.args"
+run -launcher slurm -launcher-exec "$T/mysrun" -hosts far2 hostname
+expect_eq "-launcher slurm outside Slurm: status" 1 "$RC"
+grep -q "^mpiexec: -launcher slurm starts the proxies as steps of the Slurm job we run in, and there is none" "$T/err" ||
+    fail "-launcher slurm outside Slurm: $(cat "$T/err")"
+[ -e "$T/srun.args" ] && fail "-launcher slurm outside Slurm: srun was called"
+run -launcher slurm -hosts localhost -n 1 true
+expect_eq "-launcher slurm outside Slurm, this machine only: status" 0 "$RC"
 run -launcher bogus hostname
 expect_eq "-launcher bogus: status" 1 "$RC"
 grep -q "ssh, rsh, slurm or fork" "$T/err" || fail "-launcher bogus: $(cat "$T/err")"

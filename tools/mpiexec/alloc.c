@@ -329,7 +329,8 @@ static int line_sge(fy_mpx_hosts_t *hs, char **w, int nw, char *why, size_t wl)
 {
     int slots;
     if (nw < 2 || parse_count(w[1], &slots) != 0)
-        return fail(why, wl, "'HOST SLOTS ...' expected, with SLOTS from 1 to %d", FY_MPX_MAX_RANKS);
+        return fail(why, wl, "'HOST SLOTS ...' expected, with SLOTS from 1 to %d",
+                    FY_MPX_MAX_RANKS);
     return fy_mpx_hosts_add(hs, w[0], slots, 1, why, wl);
 }
 

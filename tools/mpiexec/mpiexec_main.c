@@ -501,6 +501,12 @@ int main(int argc, char **argv)
     int remote = 0;
     for (int r = 0; r < o.np && !remote; r++)
         remote = !fy_mpx_host_is_local(hosts.h[host_of[r]].name);
+    /* Outside an allocation srun would make one of its own for each proxy, and might wait for
+     * it: the steps are meant to be of the job we run in. */
+    const char *job_id = getenv("SLURM_JOB_ID") ? getenv("SLURM_JOB_ID") : getenv("SLURM_JOBID");
+    if (remote && strcmp(launcher, "slurm") == 0 && (job_id == NULL || *job_id == '\0'))
+        die("-launcher slurm starts the proxies as steps of the Slurm job we run in, and there "
+            "is none (no SLURM_JOB_ID): run inside sbatch or salloc, or use -launcher ssh");
     int status;
     if (!remote) {
         status = fy_mpx_job_run(&o);

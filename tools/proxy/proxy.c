@@ -4,8 +4,8 @@
  *   ferry-proxy --connect ADDR[,ADDR...] --port PORT --index I [--all-cpus]
  *                                                             (the secret on stdin)
  *
- * Started by the launcher agent (ssh, srun) or by mpiexec itself, it reads the job's secret from its
- * stdin (one line of 64 hex digits: never on a command line), connects to mpiexec (to all the
+ * Started by the launcher agent (ssh, srun) or by mpiexec itself, it reads the job's secret from
+ * its stdin (one line of 64 hex digits: never on a command line), connects to mpiexec (to all the
  * addresses at once, keeping the first that answers), proves it knows the secret and checks
  * that mpiexec does, receives its host's part of the job, and runs it with mpiexec's own job
  * loop (tools/mpiexec/job.c): forks the ranks, serves them PMI-1, and sends upstream what
