@@ -6,7 +6,7 @@
 # (fyh[1-3], 1,2(x2)), PE_HOSTFILE, LSB_MCPU_HOSTS. Inside Slurm without -launcher-exec the
 # proxies start through srun: here a stand-in that records its arguments and enters the host of
 # --nodelist with fy_hosts_agent, its stdin (the secret) passed on to the proxy; a PMI exchange
-# spans the hosts, and nothing is left. (tests/slurm runs mpiexec under a real Slurm.)
+# spans the hosts, and nothing is left. (mpiexec under a real Slurm: the tests of fy_slurm.)
 . "$FY_SRC/tests/hosts/hosts.inc"
 hosts_up 3
 build_pmi_prog
