@@ -14,7 +14,7 @@ expect_eq "srun -N3 hostname" "fyh1
 fyh2
 fyh3" "$(sort "$T/out")"
 echo "srun -N3 hostname: ${SECS}s"
-run_srun --mpi=none -N2 -n4 --ntasks-per-node=2 sh -c 'echo "$SLURM_PROCID $(hostname)"'
+run_srun --mpi=none -w fyh1,fyh2 -N2 -n4 --ntasks-per-node=2 sh -c 'echo "$SLURM_PROCID $(hostname)"'
 expect_eq "srun --mpi=none, 2 tasks per node" "0 fyh1
 1 fyh1
 2 fyh2
