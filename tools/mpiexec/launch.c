@@ -96,6 +96,7 @@ void fy_mpx_launch_send_job(launch_t *L, host_t *h)
     }
     /* The tree: what a proxy needs to start and serve the proxies below it. */
     fy_px_put_str(b, L->agent);
+    fy_px_put_u32(b, (uint32_t)L->srun);
     fy_px_put_str(b, L->proxy_path);
     fy_px_put_u32(b, (uint32_t)h->ndesc);
     int top = (int)(h - L->h);
@@ -328,7 +329,10 @@ int fy_mpx_launch(const fy_mpx_opts_t *opts)
     if (fy_mpx_find_proxy(L->proxy_path, sizeof(L->proxy_path)) != 0)
         return 1;
     if (strcmp(opts->launcher, "fork") != 0 || opts->launcher_exec != NULL) {
-        const char *agent = opts->launcher_exec ? opts->launcher_exec : opts->launcher;
+        L->srun = strcmp(opts->launcher, "slurm") == 0;
+        const char *agent = opts->launcher_exec ? opts->launcher_exec
+                            : L->srun           ? "srun"
+                                                : opts->launcher;
         if (fy_mpx_find_program(agent, L->agent, sizeof(L->agent)) != 0) {
             if (opts->launcher_exec != NULL)
                 fprintf(stderr, FY_MPX_PROG ": the launcher agent '%s' (-launcher-exec) is not "

@@ -60,6 +60,7 @@ typedef struct launch {
     uint8_t secret[FY_PX_SECRET_LEN];
     char proxy_path[PATH_MAX];
     char agent[PATH_MAX]; /* "" for fork */
+    int srun;             /* the agent is Slurm's srun (called as srun, not as ssh) */
     int started;
     pending_t pend[PEND_MAX];
     int npend;
