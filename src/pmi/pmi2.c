@@ -265,8 +265,13 @@ int fy_pmi2_init(fy_pmi_t *pmi, int strict)
      * (Slurm's PMI_RANK; the older PMI_ID). */
     char f[128] = "";
     int r;
+    /* Slurm's slurmstepd (22.05) refuses a fullinit without the job id it put in PMI_JOBID
+     * ("pmijobid missing in fullinit command"); other servers ignore the field. */
+    const char *jid = getenv("PMI_JOBID");
+    if (jid != NULL && *jid != '\0' && strlen(jid) < 64)
+        snprintf(f, sizeof f, "pmijobid=%s;", jid);
     if (fy_pmi_env_int("PMI_RANK", &r) == 0 || fy_pmi_env_int("PMI_ID", &r) == 0)
-        snprintf(f, sizeof f, "pmirank=%d;", r);
+        snprintf(f + strlen(f), sizeof f - strlen(f), "pmirank=%d;", r);
     strcat(f, "threaded=FALSE;");
     if (transact(pmi, "fullinit", f) != 0)
         return -1;
