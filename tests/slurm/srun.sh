@@ -4,7 +4,8 @@
 # ranks and slurmstepd serves their PMI (--mpi=pmi2). The cluster itself first (srun -N3
 # hostname, --mpi=none), then examples/hello, cpi and ring at -N2 -n4 (Slurm's block layout,
 # 2 per node, cyclic) and -N3 -n6: every rank runs on the host Slurm gave its task number
-# (SLURM_PROCID) and the ranks span the nodes; nothing is left on any host after each.
+# (SLURM_PROCID) and the ranks span the nodes, also with PMI-2 demanded (PMI_VERSION=2); nothing
+# is left on any host after each.
 . "$FY_SRC/tests/slurm/slurm.inc"
 slurm_up 3
 for p in hello cpi ring; do build_example $p; done
@@ -46,6 +47,9 @@ check_hello "-N2 -n4 2 per node" 2 -N2 -n4 --ntasks-per-node=2
 check_hello "-N2 -n4 cyclic" 2 -N2 -n4 -m cyclic
 check_hello "-N3 -n6" 3 -N3 -n6
 check_hello "-N3 -n3" 3 -N3 -n3
+# PMI-2 and nothing else (the library falls back to PMI-1 when a Slurm step's server declines
+# PMI-2, unless PMI_VERSION=2 asks for it).
+PMI_VERSION=2 check_hello "-N2 -n4 PMI_VERSION=2" 2 -N2 -n4
 
 for spec in "-N2 -n4 --ntasks-per-node=2" "-N2 -n4 -m cyclic" "-N3 -n6"; do
     run_srun --mpi=pmi2 $spec "$T/cpi"
