@@ -41,12 +41,15 @@ ASAN_ENV = {
 # this machine, and on the test hosts (tests/hosts/fy_hosts) as 2 hosts x 2 ranks and 4 x 1.
 # `slurm` (asked for by name, issue 13) runs them under srun on a Slurm of 2 test hosts
 # (tests/hosts/fy_slurm), 2 ranks per node, with their PMI served by Slurm's slurmstepd; a rank
-# that fails ends the step at once (--kill-on-bad-exit) rather than at the timeout.
+# that fails ends the step at once (--kill-on-bad-exit) rather than at the timeout. `slurm-pmix`
+# is the same with Slurm's PMIx plugin serving them (the library's PMIx client, libpmix).
 PLACEMENTS = {
     "tcp": {"env": {"FERRY_NETMOD": "tcp"}},
     "2x2": {"hosts": "fyh1:2,fyh2:2"},
     "4x1": {"hosts": "fyh1,fyh2,fyh3,fyh4"},
     "slurm": {"srun": ["srun", "--mpi=pmi2", "-N2", "--ntasks-per-node=2", "--kill-on-bad-exit=1"]},
+    "slurm-pmix": {"srun": ["srun", "--mpi=pmix", "-N2", "--ntasks-per-node=2",
+                            "--kill-on-bad-exit=1"]},
 }
 DEFAULT_PLACEMENTS = "tcp,2x2,4x1"
 PLACED_NPROCS = 4

@@ -4,10 +4,12 @@
 # variables: the ones tests/run.py also runs in its placements tcp, 2x2 and 4x1) under
 # `srun --mpi=pmi2 -N2 -n4 --ntasks-per-node=2` on a real Slurm of 2 test hosts: the runner's
 # placement `slurm` (tests/run.py brings the cluster up and down), with its own log. Each must
-# pass, and none may be missing.
+# pass, and none may be missing. SUITE_PLACEMENT=slurm-pmix runs them under --mpi=pmix instead
+# (tests/slurm/srun_pmix_suite.sh).
 . "$FY_SRC/tests/slurm/slurm.inc"
-RUN=(python3 "$FY_SRC/tests/run.py" --build "$FY_BUILD" --placements slurm --filter ',slurm$')
-want=$("${RUN[@]}" --list | grep -c ',slurm$')
+PL=${SUITE_PLACEMENT:-slurm}
+RUN=(python3 "$FY_SRC/tests/run.py" --build "$FY_BUILD" --placements "$PL" --filter ",$PL\$")
+want=$("${RUN[@]}" --list | grep -c ",$PL\$")
 [ "$want" -gt 0 ] || { echo "FAIL: run.py lists no test of placement slurm"; exit 1; }
 start=$(date +%s.%N)
 "${RUN[@]}" -j 1 --log "$T/suite-log.txt" >"$T/suite.out" 2>&1
