@@ -187,15 +187,13 @@ static void pmi2_abort(fy_pmi_t *pmi, int code, const char *msg)
     memcpy(out, hdr, HDR);
     if (fy_pmi_wire_write(pmi->fd, out, (size_t)body + HDR) == 0) {
         /* As with PMI-1: give the launcher 5 s to end the job with everyone's output, exit by
-         * ourselves when it closes the connection or does not act. */
+         * ourselves when it closes the connection or does not act. A server that answers
+         * instead (Hydra's PMI-2 does not know abort and says so) will not act: our exit with
+         * the code is then what ends the job. */
         struct pollfd pfd = {.fd = pmi->fd, .events = POLLIN};
-        for (int waited = 0; waited < 10; waited++) {
-            if (poll(&pfd, 1, 500) > 0) {
-                char c;
-                if (read(pmi->fd, &c, 1) <= 0)
-                    break;
-            }
-        }
+        for (int waited = 0; waited < 10; waited++)
+            if (poll(&pfd, 1, 500) > 0)
+                break;
     }
     (void)code; /* PMI-2's abort carries no exit status: the caller exits with it */
 }
