@@ -9,8 +9,11 @@
  * rank waits for anyone, it reads the peers' flags first, then drains its incoming queues
  * (what a leaving rank sent before leaving is already there, ordered before its flag), and
  * only then fails what still waits for a rank that has left. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
+#include "fy_clock.h"
 #include "fy_err.h"
 #include "fy_runtime.h"
 #include "p2p_internal.h"
@@ -39,15 +42,58 @@ static void fail_recv(fy_req_t *r)
     int w = fy_comm_peer_world(r->comm, r->peer);
     if (w < 0 || !gone[w])
         return;
-    fy_err_set(MPI_ERR_OTHER,
-               "MPI_Recv: rank %d (world rank %d) called MPI_Finalize without sending the "
-               "message this receive waits for (tag %d)",
-               r->peer, w, r->tag);
+    if (fy_shm_reaches(w))
+        fy_err_set(MPI_ERR_OTHER,
+                   "MPI_Recv: rank %d (world rank %d) called MPI_Finalize without sending the "
+                   "message this receive waits for (tag %d)",
+                   r->peer, w, r->tag);
+    else /* over TCP a finalize and a death both end the stream */
+        fy_err_set(MPI_ERR_OTHER,
+                   "MPI_Recv: rank %d (world rank %d) closed its connection (it called "
+                   "MPI_Finalize, or died) without sending the message this receive waits for "
+                   "(tag %d)",
+                   r->peer, w, r->tag);
     fy_p2p_recv_fail(r, fy_err_code_for_message(MPI_ERR_OTHER));
+}
+
+/* A rank of this host that died without MPI_Finalize ends the job: anything may wait for it
+ * (a receive, a collective), and no launcher may be there to end it (srun without
+ * --kill-on-bad-exit leaves the others running). */
+static void probe_recv_peer(fy_req_t *r)
+{
+    int w = fy_comm_peer_world(r->comm, r->peer);
+    if (w >= 0 && w != fy_rt.rank && !fy_shm_reaches(w))
+        fy_tcp_probe(w);
+}
+
+static void check_dead(void)
+{
+    static int64_t next_probe_ns;
+    int64_t now = fy_now_ns();
+    /* A rank of another host alone there has no neighbour to watch it: a receive that waits
+     * for it connects to it (once a second at most), so its death shows as a refused
+     * connection or an end of stream. */
+    if (fy_tcp_active && fy_posted_total > 0 && now >= next_probe_ns) {
+        next_probe_ns = now + 1000000000LL;
+        fy_p2p_posted_foreach(probe_recv_peer);
+    }
+    int pid = 0, w = fy_shm_dead_peer(now, &pid);
+    if (w < 0)
+        return;
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "rank %d (pid %d) on this host ended without calling MPI_Finalize (killed, "
+             "crashed or exited); the job cannot go on",
+             w, pid);
+    /* A launcher that ends jobs itself (Ferry's mpiexec, Hydra, mpirun) is given 2 s to do
+     * so with its own report, so that the user reads one account of the death, not two. */
+    nanosleep(&(struct timespec){.tv_sec = 2}, NULL);
+    fy_fatal(MPI_ERR_OTHER, msg);
 }
 
 int fy_p2p_check_gone(void)
 {
+    check_dead();
     unsigned left = fy_shm_left_count() + (fy_tcp_active ? fy_tcp_left_count() : 0);
     if (left == seen_left)
         return 0;

@@ -115,6 +115,10 @@ void fy_tcp_sleep(int timeout_ms);
 void fy_tcp_bell(int efd);
 /* Whether world rank w closed its connection after its last record (it finalized). */
 int fy_tcp_peer_gone(int w);
+/* Connects to world rank w if no connection exists yet (connections are made by senders): a
+ * receiver that has waited a while for w learns so whether w is still there (a refused
+ * connection ends the job naming w; a later end of stream fails the wait). */
+void fy_tcp_probe(int w);
 unsigned fy_tcp_left_count(void); /* how many have */
 /* The payload of one streamed DATA record over TCP. */
 size_t fy_tcp_frag(void);
@@ -210,6 +214,14 @@ void fy_shm_leave(void);
 unsigned fy_shm_left_count(void);
 /* Whether world rank r has left (an acquire: drain the queues after it, then decide). */
 int fy_shm_peer_gone(int r);
+/* A rank of this host that ended without MPI_Finalize (killed, crashed, exit()), as the
+ * world rank, with its pid in *pid_p; -1 while none is known. Each rank watches one
+ * neighbour (the next local rank that has not left), at most once per second of now_ns, and
+ * publishes what it finds in the segment, so a death costs every waiter one shared load to
+ * learn and nobody more than one kill(2) a second to find. Launchers that kill the job when a
+ * rank dies (Ferry's mpiexec, Hydra, mpirun) make this moot; srun without --kill-on-bad-exit
+ * does not, and ranks waiting for the dead one would wait for ever. */
+int fy_shm_dead_peer(long long now_ns, int *pid_p);
 /* The deadlock detector's shared state (src/p2p/p2p_deadlock.c): a rank is stuck from its
  * first sleep in a wait until that wait makes progress or ends. */
 void fy_shm_stuck(int on);

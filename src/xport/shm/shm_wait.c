@@ -10,10 +10,15 @@
  * which executes a full barrier on every CPU running a registered process; the producer then
  * needs only a compiler barrier. Where membarrier is missing, both sides fence.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <linux/membarrier.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -310,6 +315,57 @@ unsigned fy_shm_left_count(void)
 int fy_shm_reaches(int w)
 {
     return fy_shm.base && fy_shm_lr(w) >= 0;
+}
+
+/* Alive, as far as this host's kernel says: not gone from the process table, and not a
+ * zombie its parent has yet to reap. */
+static int process_alive(pid_t pid)
+{
+    if (kill(pid, 0) != 0 && errno == ESRCH)
+        return 0;
+    char path[48], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno != ENOENT;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 1;
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')'); /* the command name may hold anything */
+    return !(paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X'));
+}
+
+int fy_shm_dead_peer(long long now_ns, int *pid_p)
+{
+    static long long next_ns;
+    if (!fy_shm.base || fy_shm.n < 2)
+        return -1;
+    uint32_t d = atomic_load_explicit(&fy_shm.hdr->dead, memory_order_acquire);
+    if (d == 0 && now_ns >= next_ns) {
+        next_ns = now_ns + 1000000000LL;
+        /* The next rank that has not left: one that finalized may have exited by right. */
+        for (int k = 1; k < fy_shm.n; k++) {
+            int lr = (fy_shm.rank + k) % fy_shm.n;
+            if (atomic_load_explicit(&fy_shm.bell[lr].gone, memory_order_acquire))
+                continue;
+            int32_t pid = fy_shm.bell[lr].pid;
+            /* Gone may have been set between the two loads: look once more after the check. */
+            if (pid > 0 && !process_alive(pid) &&
+                !atomic_load_explicit(&fy_shm.bell[lr].gone, memory_order_acquire)) {
+                uint32_t none = 0;
+                atomic_compare_exchange_strong(&fy_shm.hdr->dead, &none, (uint32_t)lr + 1);
+                d = atomic_load(&fy_shm.hdr->dead);
+            }
+            break;
+        }
+    }
+    if (d == 0)
+        return -1;
+    int lr = (int)d - 1;
+    *pid_p = fy_shm.bell[lr].pid;
+    return fy_shm.world_of ? fy_shm.world_of[lr] : lr;
 }
 
 int fy_shm_peer_gone(int r)

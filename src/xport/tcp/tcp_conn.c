@@ -38,6 +38,7 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fy_clock.h"
@@ -431,13 +432,28 @@ static void initiator_step(int idx)
         socklen_t l = sizeof err;
         getsockopt(p->fd, SOL_SOCKET, SO_ERROR, &err, &l);
         if (err) {
-            snprintf(why, sizeof why, "cannot connect to rank %d over TCP: %s", idx, strerror(err));
+            /* Its listening socket is gone with it: a refusal means the rank has ended. */
+            snprintf(why, sizeof why, "cannot connect to rank %d over TCP: %s%s", idx,
+                     strerror(err),
+                     err == ECONNREFUSED || err == ECONNRESET
+                         ? " (it ended without calling MPI_Finalize)"
+                         : "");
+            /* A launcher that ends jobs itself gets 2 s to do it with its own report. */
+            if (err == ECONNREFUSED || err == ECONNRESET)
+                nanosleep(&(struct timespec){.tv_sec = 2}, NULL);
             fy_fatal(MPI_ERR_OTHER, why);
         }
         hello_t h = {MAGIC, (uint32_t)me, (uint32_t)idx, {0}};
         memcpy(h.nonce, p->nonce, NONCE);
         if (write_small(p->fd, &h, sizeof h) != 0) {
-            snprintf(why, sizeof why, "cannot greet rank %d over TCP: %s", idx, strerror(errno));
+            snprintf(why, sizeof why, "cannot greet rank %d over TCP: %s%s", idx,
+                     strerror(errno),
+                     errno == ECONNREFUSED || errno == ECONNRESET || errno == EPIPE
+                         ? " (it ended without calling MPI_Finalize)"
+                         : "");
+            /* A launcher that ends jobs itself gets 2 s to do it with its own report. */
+            if (err == ECONNREFUSED || err == ECONNRESET)
+                nanosleep(&(struct timespec){.tv_sec = 2}, NULL);
             fy_fatal(MPI_ERR_OTHER, why);
         }
         p->state = ST_HELLO;
@@ -910,6 +926,12 @@ int fy_tcp_progress(void)
 unsigned fy_tcp_left_count(void)
 {
     return left_count;
+}
+
+void fy_tcp_probe(int w)
+{
+    if (peers && w != me && w >= 0 && peers[w].state == ST_NONE && !peers[w].gone)
+        start_connect(w);
 }
 
 int fy_tcp_peer_gone(int w)
