@@ -1,10 +1,11 @@
 #!/bin/sh
-# Installs what Ferry needs from Debian, idempotently. `build`: compilers and build tools;
+# Installs what Ferry needs from Debian, idempotently. `build`: compilers and build tools, and
+# libpmix-dev (the PMIx header: libmpi opens libpmix itself only under a PMIx launcher);
 # `test`: also the reference MPIs (MPICH, Open MPI) for differential and interop tests, and
 # python3-venv for the mpi4py test; `bench`: those and iperf3 (the link's limit between the test
 # hosts, bench/hosts.sh). Does nothing for packages already present.
 set -e
-want="build-essential cmake ninja-build python3"
+want="build-essential cmake ninja-build python3 pkg-config libpmix-dev"
 case "${1:-build}" in
   test) want="$want mpich libmpich-dev openmpi-bin libopenmpi-dev python3-venv python3-pip" ;;
   bench) want="$want mpich libmpich-dev openmpi-bin libopenmpi-dev python3-venv python3-pip iperf3" ;;

@@ -2,7 +2,8 @@
 """Ferry's test runner: unit tests, MPI program tests and script tests.
 
     python3 tests/run.py --build build [--build-asan build-asan] [--filter REGEX] [-j N]
-                         [--mpicc CMD --mpiexec CMD] [--placements tcp,2x2,4x1|none]
+                         [--mpicc CMD --mpiexec CMD] [--placements tcp,2x2,4x1,slurm|none]
+                         [--log FILE]
 
 See tests/README.md for the list format and how to add a test. Python 3 standard library only.
 """
@@ -38,33 +39,40 @@ ASAN_ENV = {
 
 # Every MPI program that runs at 4 ranks runs again in these placements (issue 12): over TCP on
 # this machine, and on the test hosts (tests/hosts/fy_hosts) as 2 hosts x 2 ranks and 4 x 1.
+# `slurm` (asked for by name, issue 13) runs them under srun on a Slurm of 2 test hosts
+# (tests/hosts/fy_slurm), 2 ranks per node, with their PMI served by Slurm's slurmstepd; a rank
+# that fails ends the step at once (--kill-on-bad-exit) rather than at the timeout.
 PLACEMENTS = {
     "tcp": {"env": {"FERRY_NETMOD": "tcp"}},
     "2x2": {"hosts": "fyh1:2,fyh2:2"},
     "4x1": {"hosts": "fyh1,fyh2,fyh3,fyh4"},
+    "slurm": {"srun": ["srun", "--mpi=pmi2", "-N2", "--ntasks-per-node=2", "--kill-on-bad-exit=1"]},
 }
+DEFAULT_PLACEMENTS = "tcp,2x2,4x1"
 PLACED_NPROCS = 4
+SLURM_NODES = 2
 
 
 class Cluster:
-    """The test hosts the placements on hosts run on: up before the tests, down after."""
+    """The test hosts the placements on hosts run on (tool fy_hosts), or a Slurm on test hosts
+    (fy_slurm): up before the tests, down after."""
 
-    def __init__(self):
+    def __init__(self, tool="fy_hosts"):
+        self.tool = os.path.join(SRC, "tests", "hosts", tool)
         self.dir = None
 
     def up(self, n):
         self.dir = tempfile.mkdtemp(prefix="fy-run-hosts-")
-        os.rmdir(self.dir)  # fy_hosts makes it
-        r = subprocess.run([os.path.join(SRC, "tests", "hosts", "fy_hosts"), "up", str(n), self.dir],
-                           capture_output=True, text=True)
+        os.rmdir(self.dir)  # the tool makes it
+        r = subprocess.run([self.tool, "up", str(n), self.dir], capture_output=True, text=True)
         if r.returncode != 0:
             self.dir = None
-            return r.stderr.strip() or "fy_hosts up failed"
+            return r.stderr.strip() or f"{os.path.basename(self.tool)} up failed"
         return None
 
     def down(self):
         if self.dir:
-            subprocess.run([os.path.join(SRC, "tests", "hosts", "fy_hosts"), "down", self.dir])
+            subprocess.run([self.tool, "down", self.dir])
             self.dir = None
 
 
@@ -75,6 +83,17 @@ def hosts_unavailable():
     for t in ("ip", "unshare", "nsenter"):
         if not shutil.which(t):
             return f"{t} is missing"
+    return None
+
+
+def slurm_unavailable():
+    """Why a Slurm on test hosts cannot be made here, or None."""
+    why = hosts_unavailable()
+    if why:
+        return why
+    for t in ("munged", "mungekey", "slurmctld", "slurmd", "srun", "sinfo"):
+        if not shutil.which(t, path=os.environ.get("PATH", "") + ":/usr/sbin:/sbin"):
+            return f"{t} is missing (scripts/install-deps.sh test installs Slurm)"
     return None
 
 
@@ -251,6 +270,9 @@ def collect(args):
                     pargv += ["-launcher-exec", os.path.join(SRC, "tests", "hosts", "fy_hosts_agent"),
                               "-hosts", spec["hosts"]]
                     penv["FY_HOSTS_DIR"] = CLUSTER_DIR
+                if "srun" in spec:
+                    pargv = list(spec["srun"])
+                    penv["SLURM_CONF"] = ""     # set once the cluster is up
                 tests.append(Test(f"{display},{pl}", "mpi", pargv + ["-n", str(nprocs), programs[key].exe],
                                   timeout * scale * 2, penv, nprocs=nprocs, prog=programs[key]))
 
@@ -475,30 +497,45 @@ def main():
     ap.add_argument("--repeat", type=int, default=1, help="run every test this many times")
     ap.add_argument("--list", action="store_true", help="list the selected tests and exit")
     ap.add_argument("-v", "--verbose", action="store_true", help="show the output of passing tests too")
-    ap.add_argument("--placements", default="tcp,2x2,4x1",
+    ap.add_argument("--placements", default=DEFAULT_PLACEMENTS,
                     help="extra runs of the 4-rank MPI tests: tcp (FERRY_NETMOD=tcp), 2x2 and 4x1 "
-                         "(test hosts, root only); 'none' for none")
+                         "(test hosts, root only), slurm (srun on a Slurm of 2 test hosts, root "
+                         f"and Slurm only); 'none' for none (default {DEFAULT_PLACEMENTS})")
+    ap.add_argument("--log", help="the log file (default <build>/test-log.txt)")
     args = ap.parse_args()
+    # One spelling of the build directory, so that the compile commands (their stamps decide
+    # whether a program is rebuilt) are the same for `--build build` and for a nested run given
+    # FY_BUILD (tests/slurm/srun_suite.sh), which would otherwise rebuild, under the feet of the
+    # outer run's tests, programs it is running.
+    args.build = os.path.abspath(args.build)
     args.placement_list = [p for p in args.placements.split(",") if p and p != "none"]
     for p in args.placement_list:
         if p not in PLACEMENTS:
-            ap.error(f"--placements: unknown placement '{p}' (tcp, 2x2, 4x1 or none)")
+            ap.error(f"--placements: unknown placement '{p}' ({', '.join(PLACEMENTS)} or none)")
     on_hosts = [p for p in args.placement_list if "hosts" in PLACEMENTS[p]]
     why = hosts_unavailable() if on_hosts else None
     if why:
         print(f"SKIP placements {','.join(on_hosts)} of the MPI tests: {why}", flush=True)
         args.placement_list = [p for p in args.placement_list if p not in on_hosts]
         on_hosts = []
+    on_slurm = [p for p in args.placement_list if "srun" in PLACEMENTS[p]]
+    why = slurm_unavailable() if on_slurm else None
+    if why:
+        print(f"SKIP placement slurm of the MPI tests: {why}", flush=True)
+        args.placement_list = [p for p in args.placement_list if p not in on_slurm]
+        on_slurm = []
 
     os.makedirs(args.build, exist_ok=True)
     tests, programs = collect(args)
     # The hosts are made only when a selected test runs on them (collect applied --filter).
     on_hosts = [p for p in on_hosts if any(t.name.endswith("," + p) for t in tests)]
+    on_slurm = [p for p in on_slurm if any(t.name.endswith("," + p) for t in tests)]
     if args.list:
         for t in tests:
             print(t.name)
         return 0
     cluster = Cluster()
+    slurm = Cluster("fy_slurm")
     # A runner told to stop (the CI's limit, kill) still takes its hosts down.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if on_hosts:
@@ -512,8 +549,18 @@ def main():
             if "FY_HOSTS_DIR" in t.env:
                 t.env["FY_HOSTS_DIR"] = cluster.dir
     try:
+        if on_slurm:
+            err = slurm.up(SLURM_NODES)
+            if err:
+                print(f"FAIL Slurm on test hosts: {err}", flush=True)
+                return 1
+            for t in tests:
+                if "SLURM_CONF" in t.env:
+                    t.env["SLURM_CONF"] = os.path.join(slurm.dir, "slurm.conf")
+                    t.env["FY_HOSTS_DIR"] = os.path.join(slurm.dir, "hosts")
         return run_tests(args, tests, programs)
     finally:
+        slurm.down()
         cluster.down()
 
 
@@ -526,7 +573,7 @@ def run_tests(args, tests, programs):
                       t.nprocs, t.prog, t.cwd_temp)
                  for i in range(args.repeat) for t in tests]
 
-    log_path = os.path.join(args.build, "test-log.txt")
+    log_path = args.log or os.path.join(args.build, "test-log.txt")
     log = open(log_path, "w", errors="replace")
     lock = threading.Lock()
 

@@ -77,7 +77,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
     case MPI_IO: v = &attr_io; break;
     case MPI_WTIME_IS_GLOBAL: v = &attr_wtime_global; break;
     case MPI_UNIVERSE_SIZE:
-        attr_universe = fy_rt.size;
+        attr_universe = fy_rt.universe;
         v = &attr_universe;
         break;
     case MPI_LASTUSEDCODE: /* grows with MPI_Add_error_class */

@@ -34,8 +34,8 @@ static int exchange(int *host_of, int size)
     char key[FY_PMI_MAX_KEY], mine[FY_PMI_MAX_VAL];
     const char *id = getenv("FY_HOST_ID");
     snprintf(mine, sizeof mine, "%s", id && *id ? id : fy_rt.hostname);
-    for (char *p = mine; *p; p++) /* PMI values: printable, no spaces or '=' */
-        if (*p <= ' ' || *p == '=' || *p > '~')
+    for (char *p = mine; *p; p++) /* PMI values: printable, no spaces, '=' or ';' */
+        if (*p <= ' ' || *p == '=' || *p == ';' || *p > '~')
             *p = '_';
     snprintf(key, sizeof key, "fy-host-%d", fy_rt.rank);
     if (fy_pmi_put(fy_rt.pmi, key, mine) != 0 || fy_pmi_fence(fy_rt.pmi) != 0)
@@ -48,7 +48,7 @@ static int exchange(int *host_of, int size)
     int rc = MPI_SUCCESS;
     for (int r = 0; r < size && rc == MPI_SUCCESS; r++) {
         snprintf(key, sizeof key, "fy-host-%d", r);
-        if (fy_pmi_get(fy_rt.pmi, key, names[r], sizeof names[r]) != 0) {
+        if (fy_pmi_get(fy_rt.pmi, r, key, names[r], sizeof names[r]) != 0) {
             rc = fy_err_set(MPI_ERR_OTHER, "%s: no host for rank %d in the process manager: %s",
                             fn, r, fy_pmi_last_error());
             break;

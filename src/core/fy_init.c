@@ -38,12 +38,18 @@ int fy_core_init(int required)
         strcpy(fy_rt.hostname, "localhost");
     fy_rt.hostname[sizeof fy_rt.hostname - 1] = '\0';
 
-    if (fy_pmi_init(&fy_rt.pmi) != 0)
+    long wait_s = fy_knob_number(FY_KNOB_PMI_TIMEOUT, 60);
+    fy_pmi_params_t pp = {
+        .timeout_ms = wait_s > 0 && wait_s < 86400 ? (int)wait_s * 1000 : 60000,
+        .pmix_lib = fy_knob_text(FY_KNOB_PMIX_LIB),
+    };
+    if (fy_pmi_init(&fy_rt.pmi, &pp) != 0)
         return fy_err_set(MPI_ERR_OTHER, "cannot reach the process manager: %s",
                           fy_pmi_last_error());
     fy_rt.rank = fy_pmi_rank(fy_rt.pmi);
     fy_rt.size = fy_pmi_size(fy_rt.pmi);
     fy_rt.appnum = fy_pmi_appnum(fy_rt.pmi);
+    fy_rt.universe = fy_pmi_universe_size(fy_rt.pmi);
     snprintf(fy_rt.kvsname, sizeof fy_rt.kvsname, "%s", fy_pmi_kvsname(fy_rt.pmi));
     fy_rt.netmod_tcp = fy_knob_word(FY_KNOB_NETMOD, 0) == 1;
     return fy_hosts_init();

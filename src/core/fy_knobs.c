@@ -114,6 +114,15 @@ const fy_knob_t fy_knobs[FY_KNOB_N] = {
                             "over the ranks (0,0,1,1: blocks of 2 on 2 hosts; 0,1: round robin); "
                             "transports are unaffected. Default: the hosts the launcher gave",
                             MPI_T_VERBOSITY_MPIDEV_DETAIL, MPI_T_SCOPE_ALL_EQ, FY_KGROUP_COLL},
+    [FY_KNOB_PMI_TIMEOUT] = {"FERRY_PMI_TIMEOUT", FY_KNOB_NUMBER, NULL, 60,
+                             "seconds MPI_Init waits for the launcher's first answer on PMI_FD "
+                             "before it ends the rank naming PMI_FD (a variable left over from "
+                             "another job must not hang the program)",
+                             MPI_T_VERBOSITY_USER_DETAIL, MPI_T_SCOPE_LOCAL, FY_KGROUP_WAIT},
+    [FY_KNOB_PMIX_LIB] = {"FERRY_PMIX_LIB", FY_KNOB_TEXT, NULL, 0,
+                          "the PMIx client library MPI_Init opens when a PMIx launcher started "
+                          "the program (PMIX_NAMESPACE set); default libpmix.so.2",
+                          MPI_T_VERBOSITY_USER_DETAIL, MPI_T_SCOPE_LOCAL, FY_KGROUP_WAIT},
     [FY_KNOB_COLL_BARRIER] = ALGO_KNOB("BARRIER", "MPI_Barrier"),
     [FY_KNOB_COLL_BCAST] = ALGO_KNOB("BCAST", "MPI_Bcast"),
     [FY_KNOB_COLL_REDUCE] = ALGO_KNOB("REDUCE", "MPI_Reduce"),

@@ -35,6 +35,8 @@ enum fy_knob_id {
     FY_KNOB_TCP_BUF,    /* socket buffer bytes (0: the kernel's autotuning) */
     FY_KNOB_TCP_EAGER,  /* largest message sent eagerly over TCP */
     FY_KNOB_COLL_HOSTS, /* tests: the hosts the node-aware collectives believe in */
+    FY_KNOB_PMI_TIMEOUT, /* seconds a launcher may take to answer a rank's first PMI request */
+    FY_KNOB_PMIX_LIB,    /* the PMIx client library opened under a PMIx launcher */
     /* FERRY_COLL_<NAME>: one per selection table, in the order of FY_COLL_* (fy_select.h). */
     FY_KNOB_COLL_BARRIER,
     FY_KNOB_COLL_BCAST,

@@ -83,7 +83,7 @@ int fy_machine_receive(struct fy_pmi *pmi, int rank, int size, int same_host)
     if (rank == 0 || size <= 1)
         return MPI_SUCCESS;
     char v[FY_PMI_MAX_VAL];
-    if (fy_pmi_get(pmi, KEY, v, sizeof v) != 0)
+    if (fy_pmi_get(pmi, 0, KEY, v, sizeof v) != 0)
         return fy_err_set(MPI_ERR_OTHER, "process manager get failed: %s", fy_pmi_last_error());
     fy_machine_t c = {0};
     int source, used = 0;

@@ -21,6 +21,7 @@ enum { FY_WAIT_AUTO, FY_WAIT_SPIN, FY_WAIT_BLOCK, FY_WAIT_FIXED };
 typedef struct fy_runtime {
     int rank, size; /* in MPI_COMM_WORLD */
     int appnum;
+    int universe; /* MPI_UNIVERSE_SIZE: what the launcher offers, at least size */
     int thread_level;
     bool initialized, finalized; /* the world model: MPI_Init and MPI_Finalize were called */
     bool up;                     /* the library runs: world or at least one session is live */

@@ -1,12 +1,19 @@
-/* The library's PMI-1 client (see fy_pmi.h for the contract).
+/* The library's PMI client: picks the backend the launcher's environment announces and passes
+ * every call to it (see fy_pmi.h for the contract, pmi_impl.h for the backends' table).
  *
- * Every request is answered by exactly one reply line, so the client is a plain blocking
- * request/response loop over PMI_FD; the only exception is abort, which the launcher answers by
- * killing us.
+ * Which one:
+ *   PMI_FD set           a text protocol on that socket: PMI-2 when PMI_VERSION=2; when
+ *                        the process runs in a Slurm step (SLURM_STEP_ID, or PMI_JOBID),
+ *                        PMI-2 if the server accepts it (srun --mpi=pmi2), else PMI-1 on the
+ *                        same connection (Ferry's mpiexec started through srun, whose
+ *                        ranks inherit the step's variables); else PMI-1 (Ferry's mpiexec,
+ *                        Hydra);
+ *   PMIX_NAMESPACE set   PMIx through libpmix (srun --mpi=pmix, prterun, Open MPI's mpirun);
+ *   neither              a singleton: rank 0 of 1 with a local key-value space.
+ * PMI_FD wins when both are set: it is the more specific announcement (a launcher that gives a
+ * socket means it), while PMIx variables leak into the environment of nested launches.
  */
-#include "fy_pmi.h"
-#include "pmi_kvs.h"
-#include "pmi_wire.h"
+#include "pmi_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,34 +22,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#define KVSNAME_MAX 256
-
-struct fy_pmi {
-    int fd; /* -1: singleton */
-    int rank;
-    int size;
-    int appnum;
-    int keylen_max; /* the launcher's limits; PMI-1 counts the NUL in them */
-    int vallen_max;
-    char wire_kvsname[KVSNAME_MAX]; /* as the launcher spells it, for requests */
-    char kvsname[KVSNAME_MAX];      /* sanitized, for file names */
-    fy_pmi_linebuf_t in;
-    char reply[FY_PMI_WIRE_MAX_LINE + 1];
-    fy_pmi_msg_t msg;
-    fy_pmi_kvs_t local; /* singleton only */
-};
-
-static char last_error[256];
+static char last_error[512];
+static int first_reply_ms = 60000;
 
 const char *fy_pmi_last_error(void)
 {
     return last_error;
 }
 
-__attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)
+int fy_pmi_fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -51,7 +44,7 @@ __attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)
     return -1;
 }
 
-static void sanitize(char *dst, const char *src, size_t len)
+void fy_pmi_sanitize(char *dst, const char *src, size_t len)
 {
     size_t i;
     for (i = 0; i + 1 < len && src[i] != '\0'; i++) {
@@ -63,43 +56,7 @@ static void sanitize(char *dst, const char *src, size_t len)
     dst[i] = '\0';
 }
 
-/* Sends one request line and reads the reply, which must be `cmd=<expect>`. On success the
- * parsed reply is in pmi->msg. */
-static int transact(fy_pmi_t *pmi, const char *request, const char *expect)
-{
-    if (fy_pmi_wire_write(pmi->fd, request, strlen(request)) != 0)
-        return fail("PMI: cannot send to the launcher (fd %d): %s", pmi->fd, strerror(errno));
-    char *line;
-    while ((line = fy_pmi_linebuf_next(&pmi->in)) == NULL) {
-        ssize_t n = fy_pmi_linebuf_fill(&pmi->in, pmi->fd, 0);
-        if (n == 0)
-            return fail("PMI: the launcher closed the connection (waiting for %s)", expect);
-        if (n < 0)
-            return fail("PMI: cannot read from the launcher: %s", strerror(errno));
-    }
-    /* Keep a copy: the line buffer may move under a later fill. */
-    snprintf(pmi->reply, sizeof(pmi->reply), "%s", line);
-    if (fy_pmi_wire_parse(pmi->reply, &pmi->msg) != 0)
-        return fail("PMI: malformed reply to %s", expect);
-    const char *cmd = fy_pmi_wire_get(&pmi->msg, "cmd");
-    if (cmd == NULL || strcmp(cmd, expect) != 0)
-        return fail("PMI: expected cmd=%s from the launcher, got '%s'", expect, cmd ? cmd : "");
-    return 0;
-}
-
-/* Fails unless the reply carries rc=0 (a missing rc counts as success, as old servers omit it). */
-static int check_rc(fy_pmi_t *pmi, const char *what)
-{
-    int rc = 0;
-    const char *s = fy_pmi_wire_get(&pmi->msg, "rc");
-    if (s != NULL && (fy_pmi_wire_get_int(&pmi->msg, "rc", &rc) != 0 || rc != 0)) {
-        const char *why = fy_pmi_wire_get(&pmi->msg, "msg");
-        return fail("PMI: %s failed (rc=%s%s%s)", what, s, why ? ", " : "", why ? why : "");
-    }
-    return 0;
-}
-
-static int env_int(const char *name, int *val_p)
+int fy_pmi_env_int(const char *name, int *val_p)
 {
     const char *s = getenv(name);
     if (s == NULL || *s == '\0')
@@ -112,6 +69,106 @@ static int env_int(const char *name, int *val_p)
     return 0;
 }
 
+int fy_pmi_wait_readable(int fd, int ms)
+{
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        long left = ms - ((t.tv_sec - t0.tv_sec) * 1000L + (t.tv_nsec - t0.tv_nsec) / 1000000L);
+        if (left <= 0)
+            return 0;
+        int n = poll(&pfd, 1, (int)left);
+        if (n > 0)
+            return 1;
+        if (n < 0 && errno != EINTR)
+            return -1;
+    }
+}
+
+int fy_pmi_first_reply_ms(void)
+{
+    return first_reply_ms;
+}
+
+int fy_pmi_check_fd(int fd)
+{
+    struct stat st;
+    if (fcntl(fd, F_GETFD) < 0)
+        return fy_pmi_fail("PMI_FD=%d is not an open file descriptor (expected the launcher's "
+                           "PMI connection; was the program started by a launcher that closed it, "
+                           "or is PMI_FD left over in the environment?)",
+                           fd);
+    if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
+        return fy_pmi_fail("PMI_FD=%d is not a socket (expected the launcher's PMI connection; "
+                           "is PMI_FD left over in the environment?)",
+                           fd);
+    /* Programs the rank runs (system(), popen()) must not inherit our launcher connection. */
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+    return 0;
+}
+
+/* ---- Singleton ---- */
+
+static int single_put(fy_pmi_t *pmi, const char *key, const char *value)
+{
+    if (fy_pmi_kvs_put(&pmi->local, key, value) != 0)
+        return fy_pmi_fail("PMI: out of memory storing key '%s'", key);
+    return 0;
+}
+
+static int single_fence(fy_pmi_t *pmi)
+{
+    (void)pmi;
+    return 0;
+}
+
+static int single_get(fy_pmi_t *pmi, int src, const char *key, char *value, size_t len)
+{
+    (void)src;
+    const char *v = fy_pmi_kvs_get(&pmi->local, key);
+    if (v == NULL)
+        return fy_pmi_fail("PMI: key '%s' not found", key);
+    if (strlen(v) >= len)
+        return fy_pmi_fail("PMI: value of key '%s' (%zu bytes) does not fit in %zu", key,
+                           strlen(v), len);
+    strcpy(value, v);
+    return 0;
+}
+
+static int single_mapping(fy_pmi_t *pmi, int *host_of, int size)
+{
+    (void)pmi;
+    for (int r = 0; r < size; r++)
+        host_of[r] = 0;
+    return 0;
+}
+
+static void single_abort(fy_pmi_t *pmi, int code, const char *msg)
+{
+    (void)pmi;
+    (void)msg;
+    fflush(NULL);
+    _exit(code);
+}
+
+static int single_finalize(fy_pmi_t *pmi)
+{
+    fy_pmi_kvs_fini(&pmi->local);
+    return 0;
+}
+
+static const fy_pmi_ops_t single_ops = {
+    .name = "singleton",
+    .put = single_put,
+    .fence = single_fence,
+    .get = single_get,
+    .mapping = single_mapping,
+    .abort = single_abort,
+    .finalize = single_finalize,
+};
+
 static int init_singleton(fy_pmi_t *pmi)
 {
     struct timespec ts;
@@ -119,85 +176,66 @@ static int init_singleton(fy_pmi_t *pmi)
     /* pid plus time: unique on this host even after pid reuse. */
     snprintf(pmi->wire_kvsname, sizeof(pmi->wire_kvsname), "fys%ldx%lx%lx", (long)getpid(),
              (unsigned long)ts.tv_sec, (unsigned long)ts.tv_nsec);
-    sanitize(pmi->kvsname, pmi->wire_kvsname, sizeof(pmi->kvsname));
+    fy_pmi_sanitize(pmi->kvsname, pmi->wire_kvsname, sizeof(pmi->kvsname));
     fy_pmi_kvs_init(&pmi->local);
+    pmi->ops = &single_ops;
+    pmi->fd = -1;
     pmi->rank = 0;
     pmi->size = 1;
     pmi->appnum = 0;
-    pmi->keylen_max = FY_PMI_MAX_KEY;
-    pmi->vallen_max = FY_PMI_MAX_VAL;
+    pmi->universe = 1;
     return 0;
 }
 
-static int init_connected(fy_pmi_t *pmi)
+/* ---- Choosing and dispatching ---- */
+
+static int set(const char *name)
 {
-    if (fcntl(pmi->fd, F_GETFD) < 0)
-        return fail("PMI: PMI_FD=%d is not an open file descriptor", pmi->fd);
-    /* Programs the rank runs (system(), popen()) must not inherit our launcher connection. */
-    fcntl(pmi->fd, F_SETFD, FD_CLOEXEC);
-
-    if (transact(pmi, "cmd=init pmi_version=1 pmi_subversion=1\n", "response_to_init") != 0 ||
-        check_rc(pmi, "init") != 0)
-        return -1;
-    /* Rank and size come from the environment (Hydra's way); our launcher also puts them in
-     * the init reply, which covers launchers that only do that. */
-    if (env_int("PMI_RANK", &pmi->rank) != 0 &&
-        fy_pmi_wire_get_int(&pmi->msg, "rank", &pmi->rank) != 0)
-        return fail("PMI: the launcher gave no rank (PMI_RANK is not set)");
-    if (env_int("PMI_SIZE", &pmi->size) != 0 &&
-        fy_pmi_wire_get_int(&pmi->msg, "size", &pmi->size) != 0)
-        return fail("PMI: the launcher gave no size (PMI_SIZE is not set)");
-    if (pmi->size < 1 || pmi->rank >= pmi->size)
-        return fail("PMI: rank %d out of range for size %d", pmi->rank, pmi->size);
-
-    /* Hydra expects get_maxes before anything else; the limits themselves are ours. */
-    if (transact(pmi, "cmd=get_maxes\n", "maxes") != 0 || check_rc(pmi, "get_maxes") != 0)
-        return -1;
-    /* Hydra silently truncates longer values, so we check its limits (and keep ours, which
-     * count the NUL like PMI-1 does, so code that works as a singleton works launched). */
-    if (fy_pmi_wire_get_int(&pmi->msg, "keylen_max", &pmi->keylen_max) != 0 ||
-        pmi->keylen_max > FY_PMI_MAX_KEY)
-        pmi->keylen_max = FY_PMI_MAX_KEY;
-    if (fy_pmi_wire_get_int(&pmi->msg, "vallen_max", &pmi->vallen_max) != 0 ||
-        pmi->vallen_max > FY_PMI_MAX_VAL)
-        pmi->vallen_max = FY_PMI_MAX_VAL;
-    if (transact(pmi, "cmd=get_appnum\n", "appnum") != 0 || check_rc(pmi, "get_appnum") != 0)
-        return -1;
-    if (fy_pmi_wire_get_int(&pmi->msg, "appnum", &pmi->appnum) != 0)
-        pmi->appnum = 0;
-    if (transact(pmi, "cmd=get_my_kvsname\n", "my_kvsname") != 0 ||
-        check_rc(pmi, "get_my_kvsname") != 0)
-        return -1;
-    const char *name = fy_pmi_wire_get(&pmi->msg, "kvsname");
-    if (name == NULL || *name == '\0' || strlen(name) >= sizeof(pmi->wire_kvsname))
-        return fail("PMI: the launcher sent no usable kvsname");
-    strcpy(pmi->wire_kvsname, name);
-    sanitize(pmi->kvsname, name, sizeof(pmi->kvsname));
-    return 0;
+    const char *s = getenv(name);
+    return s != NULL && *s != '\0';
 }
 
-int fy_pmi_init(fy_pmi_t **pmi_p)
+int fy_pmi_init(fy_pmi_t **pmi_p, const fy_pmi_params_t *params)
 {
     fy_pmi_t *pmi = calloc(1, sizeof(*pmi));
     if (pmi == NULL)
-        return fail("PMI: out of memory");
+        return fy_pmi_fail("PMI: out of memory");
     fy_pmi_linebuf_init(&pmi->in);
+    pmi->fd = -1;
+    pmi->keylen_max = FY_PMI_MAX_KEY;
+    pmi->vallen_max = FY_PMI_MAX_VAL;
+    if (params != NULL && params->timeout_ms > 0)
+        first_reply_ms = params->timeout_ms;
 
     int rc;
-    const char *fd = getenv("PMI_FD");
-    if (fd == NULL || *fd == '\0') {
-        pmi->fd = -1;
-        rc = init_singleton(pmi);
-    } else if (env_int("PMI_FD", &pmi->fd) != 0) {
-        rc = fail("PMI: PMI_FD='%s' is not a file descriptor number", fd);
+    if (set("PMI_FD")) {
+        int v = 0;
+        const char *ver = getenv("PMI_VERSION");
+        if (fy_pmi_env_int("PMI_FD", &pmi->fd) != 0)
+            rc = fy_pmi_fail("PMI_FD='%s' is not a file descriptor number (expected the "
+                             "launcher's PMI connection)",
+                             getenv("PMI_FD"));
+        else if (ver != NULL && *ver != '\0' && (fy_pmi_env_int("PMI_VERSION", &v) != 0 ||
+                                                  (v != 1 && v != 2)))
+            rc = fy_pmi_fail("PMI_VERSION='%s': this library speaks PMI versions 1 and 2", ver);
+        else if (v == 2)
+            rc = fy_pmi2_init(pmi, 1);
+        else if (v == 0 && (set("PMI_JOBID") || set("SLURM_STEP_ID")))
+            rc = fy_pmi2_init(pmi, 0); /* Slurm's: PMI-2, or PMI-1 if the server declines */
+        else
+            rc = fy_pmi1_init(pmi);
+    } else if (set("PMIX_NAMESPACE")) {
+        rc = fy_pmix_init(pmi, params ? params->pmix_lib : NULL);
     } else {
-        rc = init_connected(pmi);
+        rc = init_singleton(pmi);
     }
     if (rc != 0) {
         fy_pmi_linebuf_fini(&pmi->in);
         free(pmi);
         return -1;
     }
+    if (pmi->universe < pmi->size)
+        pmi->universe = pmi->size;
     *pmi_p = pmi;
     return 0;
 }
@@ -217,9 +255,19 @@ int fy_pmi_appnum(const fy_pmi_t *pmi)
     return pmi->appnum;
 }
 
+int fy_pmi_universe_size(const fy_pmi_t *pmi)
+{
+    return pmi->universe;
+}
+
 int fy_pmi_is_singleton(const fy_pmi_t *pmi)
 {
-    return pmi->fd < 0;
+    return pmi->ops == &single_ops;
+}
+
+const char *fy_pmi_kind(const fy_pmi_t *pmi)
+{
+    return pmi->ops->name;
 }
 
 const char *fy_pmi_kvsname(const fy_pmi_t *pmi)
@@ -229,12 +277,17 @@ const char *fy_pmi_kvsname(const fy_pmi_t *pmi)
 
 static int check_kv(const fy_pmi_t *pmi, const char *key, const char *value)
 {
-    if (strlen(key) >= (size_t)pmi->keylen_max || !fy_pmi_wire_token_ok(key))
-        return fail("PMI: invalid key '%.80s' (1-%d printable characters, no space or '=')", key,
-                    pmi->keylen_max - 1);
-    if (value != NULL && (strlen(value) >= (size_t)pmi->vallen_max || !fy_pmi_wire_token_ok(value)))
-        return fail("PMI: invalid value for key '%s' (1-%d printable characters, no space or '=')",
-                    key, pmi->vallen_max - 1);
+    /* ';' separates PMI-2's fields, and neither Slurm nor Hydra unescapes it: refused for all
+     * backends, so that what works under one launcher works under every other. */
+    if (strlen(key) >= (size_t)pmi->keylen_max || !fy_pmi_wire_token_ok(key) || strchr(key, ';'))
+        return fy_pmi_fail("PMI: invalid key '%.80s' (1-%d printable characters, no space, '=' "
+                           "or ';')",
+                           key, pmi->keylen_max - 1);
+    if (value != NULL && (strlen(value) >= (size_t)pmi->vallen_max ||
+                          !fy_pmi_wire_token_ok(value) || strchr(value, ';')))
+        return fy_pmi_fail("PMI: invalid value for key '%s' (1-%d printable characters, no "
+                           "space, '=' or ';')",
+                           key, pmi->vallen_max - 1);
     return 0;
 }
 
@@ -242,94 +295,43 @@ int fy_pmi_put(fy_pmi_t *pmi, const char *key, const char *value)
 {
     if (check_kv(pmi, key, value) != 0)
         return -1;
-    if (pmi->fd < 0) {
-        if (fy_pmi_kvs_put(&pmi->local, key, value) != 0)
-            return fail("PMI: out of memory storing key '%s'", key);
-        return 0;
-    }
-    char req[FY_PMI_WIRE_MAX_LINE];
-    snprintf(req, sizeof(req), "cmd=put kvsname=%s key=%s value=%s\n", pmi->wire_kvsname, key,
-             value);
-    if (transact(pmi, req, "put_result") != 0)
-        return -1;
-    return check_rc(pmi, "put");
+    return pmi->ops->put(pmi, key, value);
 }
 
 int fy_pmi_fence(fy_pmi_t *pmi)
 {
-    if (pmi->fd < 0)
-        return 0;
-    /* PMI-1 puts are sent as they happen, so the commit is local and the fence is the barrier. */
-    return transact(pmi, "cmd=barrier_in\n", "barrier_out") != 0 ? -1 : check_rc(pmi, "barrier");
+    return pmi->ops->fence(pmi);
 }
 
-int fy_pmi_get(fy_pmi_t *pmi, const char *key, char *value, size_t len)
+int fy_pmi_get(fy_pmi_t *pmi, int src, const char *key, char *value, size_t len)
 {
     if (check_kv(pmi, key, NULL) != 0)
         return -1;
-    const char *v;
-    if (pmi->fd < 0) {
-        v = fy_pmi_kvs_get(&pmi->local, key);
-        if (v == NULL)
-            return fail("PMI: key '%s' not found", key);
-    } else {
-        char req[FY_PMI_WIRE_MAX_LINE];
-        snprintf(req, sizeof(req), "cmd=get kvsname=%s key=%s\n", pmi->wire_kvsname, key);
-        if (transact(pmi, req, "get_result") != 0)
-            return -1;
-        int rc = -1;
-        v = fy_pmi_wire_get(&pmi->msg, "value");
-        if (fy_pmi_wire_get_int(&pmi->msg, "rc", &rc) != 0 || rc != 0 || v == NULL)
-            return fail("PMI: key '%s' not found", key);
-    }
-    if (strlen(v) >= len)
-        return fail("PMI: value of key '%s' (%zu bytes) does not fit in %zu", key, strlen(v), len);
-    strcpy(value, v);
-    return 0;
+    if (src < 0 || src >= pmi->size)
+        return fy_pmi_fail("PMI: key '%s' asked of rank %d, outside 0..%d", key, src,
+                           pmi->size - 1);
+    return pmi->ops->get(pmi, src, key, value, len);
+}
+
+int fy_pmi_process_mapping(fy_pmi_t *pmi, int *host_of, int size)
+{
+    return pmi->ops->mapping(pmi, host_of, size);
 }
 
 void fy_pmi_abort(fy_pmi_t *pmi, int code, const char *msg)
 {
     /* The launcher kills us when it gets the request; what we printed must be out by then. */
     fflush(NULL);
-    if (pmi != NULL && pmi->fd >= 0) {
-        char req[1024];
-        int n = snprintf(req, sizeof(req), "cmd=abort exitcode=%d", code);
-        if (msg != NULL && *msg != '\0' && n > 0 && (size_t)n < sizeof(req) - 16) {
-            n += snprintf(req + n, sizeof(req) - (size_t)n - 1, " error_msg=%s", msg);
-            if ((size_t)n > sizeof(req) - 2)
-                n = (int)sizeof(req) - 2;
-            for (char *p = req; p < req + n; p++) {
-                if (*p == '\n' || *p == '\r')
-                    *p = ' '; /* one line on the wire */
-            }
-        }
-        req[n++] = '\n';
-        if (fy_pmi_wire_write(pmi->fd, req, (size_t)n) == 0) {
-            /* Give the launcher time to kill the job with everyone's output intact; exit by
-             * ourselves if it closes the connection or has not acted within 5 s. */
-            struct pollfd pfd = {.fd = pmi->fd, .events = POLLIN};
-            for (int waited = 0; waited < 10; waited++) {
-                if (poll(&pfd, 1, 500) > 0) {
-                    char c;
-                    if (read(pmi->fd, &c, 1) <= 0)
-                        break;
-                }
-            }
-        }
-    }
+    if (pmi != NULL)
+        pmi->ops->abort(pmi, code, msg);
     _exit(code);
 }
 
 int fy_pmi_finalize(fy_pmi_t *pmi)
 {
-    int rc = 0;
-    if (pmi->fd >= 0) {
-        rc = transact(pmi, "cmd=finalize\n", "finalize_ack");
+    int rc = pmi->ops->finalize(pmi);
+    if (pmi->fd >= 0)
         close(pmi->fd);
-    } else {
-        fy_pmi_kvs_fini(&pmi->local);
-    }
     fy_pmi_linebuf_fini(&pmi->in);
     free(pmi);
     return rc;

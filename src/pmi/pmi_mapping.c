@@ -65,16 +65,3 @@ int fy_pmi_mapping_parse(const char *s, int *host_of, int size)
                     host_of[r++] = (int)(blk[b][0] + h);
     return 0;
 }
-
-int fy_pmi_process_mapping(fy_pmi_t *pmi, int *host_of, int size)
-{
-    if (fy_pmi_is_singleton(pmi)) {
-        for (int r = 0; r < size; r++)
-            host_of[r] = 0;
-        return 0;
-    }
-    char value[FY_PMI_MAX_VAL];
-    if (fy_pmi_get(pmi, "PMI_process_mapping", value, sizeof value) != 0)
-        return -1;
-    return fy_pmi_mapping_parse(value, host_of, size);
-}

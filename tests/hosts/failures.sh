@@ -84,6 +84,18 @@ grep -qE '^mpiexec: rank 5 \(pid [0-9]+\) on host fyh3 exited with status 9 befo
     fail "message for a failing rank: $(cat "$T/err")"
 expect_clean "after a rank failed"
 
+# Ranks that leave without MPI while the others wait in MPI_Init: the only rank of fyh2 (its
+# proxy reports the host done while fyh1's ranks wait in the fence), and one of two on fyh2.
+run -hosts fyh1:2,fyh2:1 -n 3 sh -c '[ "$PMI_RANK" = 2 ] && exit 127; exec '"$PMI_PROG"' kvs'
+expect_eq "status of fyh2's only rank exiting 127 without MPI" 127 "$RC"
+grep -qE '^mpiexec: the ranks on host fyh2 ended without calling MPI_Init, and the other ranks wait for them in MPI_Init$' \
+    "$T/err" || fail "message for a host whose ranks ended without MPI: $(cat "$T/err")"
+run -hosts fyh1:2,fyh2:2 -n 4 sh -c '[ "$PMI_RANK" = 3 ] && exit 0; exec '"$PMI_PROG"' kvs'
+expect_eq "status of a rank on fyh2 exiting 0 without MPI" 1 "$RC"
+grep -qE '^mpiexec: rank 3 on host fyh2 exited with status 0 without calling MPI_Init, and the other ranks wait for it in MPI_Init$' \
+    "$T/err" || fail "message for a rank that ended without MPI: $(cat "$T/err")"
+expect_clean "after ranks left without MPI"
+
 # mpiexec killed: every proxy notices its connection close and ends its ranks.
 start_job
 kill -KILL $JOB

@@ -30,6 +30,15 @@ run -n 2 "$PMI_PROG" exit 0
 grep -qE '^mpiexec: rank [01] \(pid [0-9]+\) exited with status 0 before MPI_Finalize$' \
     "$T/err" || fail "message for exit 0 before finalize: $(cat "$T/err")"
 
+# A rank that leaves without MPI (a wrapper that failed, a library that did not load) while
+# the others wait for it in MPI_Init's exchange: the job ends with the reason, never hangs.
+for code in 0 127; do
+    run -n 3 sh -c '[ "$PMI_RANK" = 1 ] && exit '$code'; exec '"$PMI_PROG"' kvs'
+    expect_eq "status when rank 1 exits $code without MPI" "$([ $code = 0 ] && echo 1 || echo $code)" "$RC"
+    grep -qE "^mpiexec: rank 1 exited with status $code without calling MPI_Init, and the other ranks wait for it in MPI_Init$" \
+        "$T/err" || fail "message for a plain exit beside MPI ranks: $(cat "$T/err")"
+done
+
 run -n 2 "$PMI_PROG" info
 expect_eq "finalized ranks" 0 "$RC"
 

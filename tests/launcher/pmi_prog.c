@@ -88,19 +88,19 @@ static int kvs_test(void)
         char want[FY_PMI_MAX_VAL + 1];
         snprintf(key, sizeof(key), "key-%d", r);
         snprintf(want, sizeof(want), "value-of-%d-in-%s", r, fy_pmi_kvsname(pmi));
-        check(fy_pmi_get(pmi, key, got, sizeof(got)), "get");
+        check(fy_pmi_get(pmi, r, key, got, sizeof(got)), "get");
         if (strcmp(got, want) != 0) {
             fprintf(stderr, "rank %d: %s is '%s', expected '%s'\n", rank, key, got, want);
             errors++;
         }
         snprintf(key, sizeof(key), "long-%d", r);
-        check(fy_pmi_get(pmi, key, got, sizeof(got)), "get long");
+        check(fy_pmi_get(pmi, r, key, got, sizeof(got)), "get long");
         if (strlen(got) != FY_PMI_MAX_VAL - 1 || got[0] != 'a' + r % 26) {
             fprintf(stderr, "rank %d: %s has the wrong value\n", rank, key);
             errors++;
         }
     }
-    if (fy_pmi_get(pmi, "no-such-key", got, sizeof(got)) == 0) {
+    if (fy_pmi_get(pmi, 0, "no-such-key", got, sizeof(got)) == 0) {
         fprintf(stderr, "rank %d: get of a missing key succeeded\n", rank);
         errors++;
     }
@@ -114,13 +114,14 @@ static int kvs_test(void)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "info";
-    check(fy_pmi_init(&pmi), "init");
+    check(fy_pmi_init(&pmi, NULL), "init");
     int rank = fy_pmi_rank(pmi), size = fy_pmi_size(pmi);
     int victim = size > 1 ? 1 : 0;
 
     if (strcmp(mode, "info") == 0) {
-        printf("rank %d size %d appnum %d singleton %d kvsname %s\n", rank, size,
-               fy_pmi_appnum(pmi), fy_pmi_is_singleton(pmi), fy_pmi_kvsname(pmi));
+        printf("rank %d size %d appnum %d singleton %d kvsname %s pmi %s\n", rank, size,
+               fy_pmi_appnum(pmi), fy_pmi_is_singleton(pmi), fy_pmi_kvsname(pmi),
+               fy_pmi_kind(pmi));
         check(fy_pmi_finalize(pmi), "finalize");
         return 0;
     }

@@ -68,8 +68,8 @@ static int name_ok(const char *n)
     return 1;
 }
 
-static int add(fy_mpx_hosts_t *hs, const char *name, int slots, int counted, char *err,
-               size_t len)
+int fy_mpx_hosts_add(fy_mpx_hosts_t *hs, const char *name, int slots, int counted, char *err,
+                     size_t len)
 {
     if (!name_ok(name))
         return fail(err, len, "invalid host name '%s'", name);
@@ -104,7 +104,7 @@ static int add_spec(fy_mpx_hosts_t *hs, const char *spec, char *err, size_t len)
     int slots = 1;
     if (spec[n] == ':' && parse_slots("host slots", spec + n + 1, &slots, err, len) != 0)
         return -1;
-    return add(hs, name, slots, spec[n] == ':', err, len);
+    return fy_mpx_hosts_add(hs, name, slots, spec[n] == ':', err, len);
 }
 
 int fy_mpx_hosts_add_list(fy_mpx_hosts_t *hs, const char *list, char *err, size_t len)
@@ -160,7 +160,7 @@ int fy_mpx_hosts_add_file(fy_mpx_hosts_t *hs, const char *path, char *err, size_
                           path, lineno, tok);
             }
         }
-        if (rc == 0 && add(hs, name, slots, counted, why, sizeof why) != 0)
+        if (rc == 0 && fy_mpx_hosts_add(hs, name, slots, counted, why, sizeof why) != 0)
             rc = fail(err, len, "%s:%d: %s", path, lineno, why);
     }
     fclose(f);

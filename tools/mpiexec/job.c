@@ -94,6 +94,12 @@ static void on_rank_exit(fy_mpx_job_t *job, fy_mpx_rank_t *r, int status)
                             r->rank, (int)pid, job->where, code);
         else if (code != 0)
             fy_mpx_job_fail(job, code, NULL); /* a plain program, or after MPI_Finalize */
+        if (r->pmi_state == FY_MPX_PMI_NONE && job->plain_gone < 0) {
+            job->plain_gone = r->rank;
+            job->plain_gone_code = code;
+            if (job->nbarrier > 0)
+                fy_mpx_pmi_stalled(job);
+        }
     }
 }
 
@@ -328,6 +334,7 @@ int fy_mpx_job_init(fy_mpx_job_t *job, const fy_mpx_opts_t *opts, int nranks, in
                           .where = "",
                           .secret_fd = -1,
                           .exit_code = -1,
+                          .plain_gone = -1,
                           .stdin_to = -1,
                           .sigfd = -1,
                           .midline_rank = {-1, -1, -1}};

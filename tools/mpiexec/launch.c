@@ -96,6 +96,7 @@ void fy_mpx_launch_send_job(launch_t *L, host_t *h)
     }
     /* The tree: what a proxy needs to start and serve the proxies below it. */
     fy_px_put_str(b, L->agent);
+    fy_px_put_u32(b, (uint32_t)L->srun);
     fy_px_put_str(b, L->proxy_path);
     fy_px_put_u32(b, (uint32_t)h->ndesc);
     int top = (int)(h - L->h);
@@ -128,6 +129,21 @@ static void fence_done(launch_t *L)
     L->nfence = 0;
 }
 
+/* A host's ranks all ended without MPI (plain programs: a proxy sees its own such ranks, see
+ * fy_mpx_pmi_stalled) while ranks elsewhere wait in MPI_Init's exchange for them. */
+static void stalled(launch_t *L)
+{
+    for (int i = 0; i < L->nh; i++) {
+        if (L->h[i].state == H_DONE) {
+            fy_mpx_job_fail(L->job, 1,
+                            "the ranks on host %s ended without calling MPI_Init, and the other "
+                            "ranks wait for them in MPI_Init",
+                            L->h[i].name);
+            return;
+        }
+    }
+}
+
 /* In mpiexec: a frame of proxy h (sent by it, or relayed for it). */
 int fy_mpx_launch_on_frame(launch_t *L, host_t *h, int type, fy_px_reader_t *r)
 {
@@ -158,6 +174,8 @@ int fy_mpx_launch_on_frame(launch_t *L, host_t *h, int type, fy_px_reader_t *r)
         L->fence_n += n;
         if (++L->nfence == L->nh)
             fence_done(L);
+        else if (L->ndone > 0)
+            stalled(L);
         return 0;
     }
     case FY_PX_FAIL: {
@@ -177,6 +195,9 @@ int fy_mpx_launch_on_frame(launch_t *L, host_t *h, int type, fy_px_reader_t *r)
     case FY_PX_DONE:
         h->state = H_DONE;
         fy_mpx_dn_host_close(h);
+        /* All its ranks are gone: a fence started or to come can no longer complete. */
+        if (++L->ndone < L->nh && L->nfence > 0)
+            stalled(L);
         return 0;
     case FY_PX_PONG: return 0;
     case FY_PX_STDIN_ACK: L->stdin_unacked -= fy_px_get_u32(r); return r->bad ? -1 : 0;
@@ -308,7 +329,10 @@ int fy_mpx_launch(const fy_mpx_opts_t *opts)
     if (fy_mpx_find_proxy(L->proxy_path, sizeof(L->proxy_path)) != 0)
         return 1;
     if (strcmp(opts->launcher, "fork") != 0 || opts->launcher_exec != NULL) {
-        const char *agent = opts->launcher_exec ? opts->launcher_exec : opts->launcher;
+        L->srun = strcmp(opts->launcher, "slurm") == 0;
+        const char *agent = opts->launcher_exec ? opts->launcher_exec
+                            : L->srun           ? "srun"
+                                                : opts->launcher;
         if (fy_mpx_find_program(agent, L->agent, sizeof(L->agent)) != 0) {
             if (opts->launcher_exec != NULL)
                 fprintf(stderr, FY_MPX_PROG ": the launcher agent '%s' (-launcher-exec) is not "

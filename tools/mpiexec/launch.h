@@ -60,12 +60,14 @@ typedef struct launch {
     uint8_t secret[FY_PX_SECRET_LEN];
     char proxy_path[PATH_MAX];
     char agent[PATH_MAX]; /* "" for fork */
+    int srun;             /* the agent is Slurm's srun (called as srun, not as ssh) */
     int started;
     pending_t pend[PEND_MAX];
     int npend;
     fy_px_buf_t scratch; /* the frame being built */
     /* The barrier: proxies in it, and the puts they brought. */
     int nfence;
+    int ndone; /* hosts whose ranks have all ended */
     fy_px_buf_t fence;
     uint32_t fence_n;
     int rank0; /* index in h of rank 0's host */

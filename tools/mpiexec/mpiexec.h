@@ -39,6 +39,10 @@ typedef struct fy_mpx_hosts {
     int n;
 } fy_mpx_hosts_t;
 /* Each returns 0, or -1 with a message in err. */
+/* One host with slots (counted: a limit the user or the batch system stated); a host already
+ * there gets the slots added. */
+int fy_mpx_hosts_add(fy_mpx_hosts_t *hs, const char *name, int slots, int counted, char *err,
+                     size_t len);
 int fy_mpx_hosts_add_list(fy_mpx_hosts_t *hs, const char *list, char *err, size_t len);
 int fy_mpx_hosts_add_file(fy_mpx_hosts_t *hs, const char *path, char *err, size_t len);
 /* Slots of all hosts (each ppn when ppn > 0), capped just above FY_MPX_MAX_RANKS. */
@@ -52,6 +56,30 @@ void fy_mpx_hosts_free(fy_mpx_hosts_t *hs);
 /* PMI_process_mapping for host_of[0..np): "(vector,(first,count,per_host),...)"; 0, or -1 when
  * it does not fit in len bytes. */
 int fy_mpx_process_mapping(const int *host_of, int np, char *out, size_t len);
+
+/* alloc.c: the hosts of a batch system's allocation, from the environment. */
+typedef enum fy_mpx_rm {
+    FY_MPX_RM_NONE,
+    FY_MPX_RM_SLURM, /* SLURM_JOB_ID and SLURM_JOB_NODELIST (or the older names) */
+    FY_MPX_RM_PBS,   /* PBS_NODEFILE */
+    FY_MPX_RM_SGE,   /* PE_HOSTFILE */
+    FY_MPX_RM_LSF,   /* LSB_DJOB_HOSTFILE, else LSB_MCPU_HOSTS */
+} fy_mpx_rm_t;
+/* Adds the allocation's hosts with their slots (counted) to hs, the first batch system found
+ * in the order above; FY_MPX_RM_NONE (hs untouched) outside any. 0, or -1 with err naming the
+ * variable and its value. */
+int fy_mpx_alloc_read(fy_mpx_hosts_t *hs, fy_mpx_rm_t *rm_p, char *err, size_t len);
+/* We run inside a Slurm allocation (the default launcher is then srun). */
+int fy_mpx_alloc_in_slurm(void);
+const char *fy_mpx_alloc_name(fy_mpx_rm_t rm);
+/* Slurm's compressed node list (node[01-04,07],gpu[1-2]-ib) expanded in Slurm's order, each
+ * name malloc'd, in a malloc'd array; var names the variable for messages. 0 or -1. */
+int fy_mpx_slurm_nodelist(const char *list, const char *var, char ***names_p, int *n_p,
+                          char *err, size_t len);
+/* Slurm's per-node counts (2(x3),1) into count[0..n); exactly n counts, each 1 to
+ * FY_MPX_MAX_RANKS, or -1. */
+int fy_mpx_slurm_counts(const char *spec, const char *var, int *count, int n, char *err,
+                        size_t len);
 
 /* NAME=VALUE strings to set in ranks, in order. */
 typedef struct fy_mpx_env {
@@ -80,7 +108,7 @@ typedef struct fy_mpx_opts {
     /* Multi-host (launch.c): the hosts and where each rank goes. */
     fy_mpx_hosts_t *hosts;
     int *host_of;
-    const char *launcher;      /* ssh, rsh or fork */
+    const char *launcher;      /* ssh, rsh, slurm or fork */
     const char *launcher_exec; /* the agent program, NULL: the launcher's name */
     const char *iface;         /* -iface or FERRY_TCP_IF, NULL: the route to the first host */
     /* In a proxy: mpiexec's environment (NULL-terminated) that ranks start from instead of
@@ -165,6 +193,10 @@ struct fy_mpx_job {
     char kvsname[64];
     fy_pmi_kvs_t kvs;
     int nbarrier; /* ranks inside the current barrier */
+    /* The first rank that exited without ever speaking PMI (a plain program), -1 if none: a
+     * PMI barrier can no longer complete, so one waited for ends the job (pmi_server.c). */
+    int plain_gone;
+    int plain_gone_code;
     int sigfd;
     struct rlimit nofile; /* our descriptor limit as we found it, for the ranks */
     int nofile_saved;
@@ -226,6 +258,8 @@ void fy_mpx_pmi_input(fy_mpx_job_t *job, fy_mpx_rank_t *r, int drain);
 void fy_mpx_pmi_close(fy_mpx_job_t *job, fy_mpx_rank_t *r);
 /* Ends the current PMI barrier: every rank of ours gets its barrier_out. */
 void fy_mpx_pmi_barrier_out(fy_mpx_job_t *job);
+/* Ends the job: a rank left without MPI while the others wait in a PMI barrier. */
+void fy_mpx_pmi_stalled(fy_mpx_job_t *job);
 
 /* iofwd.c */
 void fy_mpx_stream_init(fy_mpx_stream_t *s, int fd, int dest);
@@ -242,15 +276,16 @@ void fy_mpx_emit(fy_mpx_job_t *job, int rank, int dest, const char *buf, size_t 
 /* launch.c: the job across hosts (mpiexec's side). */
 int fy_mpx_launch(const fy_mpx_opts_t *opts);
 
-/* launch.c, in a proxy that relays for child proxies (the tree): starts their agents, accepts
- * and authenticates them, passes frames between them and mpiexec (up: each as it comes, in
- * RELAY_UP, through `up`), keeps them alive. The proxy's link calls the hooks below beside its
+/* launch.c, in a proxy that relays for child proxies (the tree): starts their agents (srun:
+ * the agent is Slurm's srun, else one called as ssh is), accepts and authenticates them,
+ * passes frames between them and mpiexec (up: each as it comes, in RELAY_UP, through `up`),
+ * keeps them alive. The proxy's link calls the hooks below beside its
  * own. index/name/parent: every proxy below this one (parent: a proxy index). NULL when out of
  * memory or when it cannot listen (message printed). */
 typedef struct fy_mpx_relay fy_mpx_relay_t;
 fy_mpx_relay_t *fy_mpx_relay_new(fy_mpx_job_t *job, const uint8_t *secret, const char *agent,
-                                 const char *proxy, const char *listen_addr, int self, int ndesc,
-                                 const int *index, char *const *name, const int *parent,
+                                 int srun, const char *proxy, const char *listen_addr, int self,
+                                 int ndesc, const int *index, char *const *name, const int *parent,
                                  void (*up)(void *ctx, const void *frame, size_t len), void *ctx);
 int fy_mpx_relay_slots(const fy_mpx_relay_t *R);
 int fy_mpx_relay_add(fy_mpx_relay_t *R, struct pollfd *pfd);

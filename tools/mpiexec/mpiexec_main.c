@@ -104,7 +104,8 @@ static void usage(FILE *f)
                "Runs N copies of program as one MPI job, on this host or on the hosts given;\n"
                "programs separated by ':' run side by side (MPMD), each with its own -n, -env\n"
                "and -wdir.\n\n"
-               "  -n, -np N               number of ranks (default: host slots, else 1)\n"
+               "  -n, -np N               number of ranks (default: the slots of the hosts or\n"
+               "                          the allocation, else 1)\n"
                "  -host, -hosts LIST      hosts, comma-separated; 'name:N' gives N slots\n"
                "  -f, -hostfile, -machinefile FILE\n"
                "                          hosts, one per line ('name', 'name:N', 'name slots=N')\n"
@@ -112,10 +113,13 @@ static void usage(FILE *f)
                "  -rr, --map-by node      one rank per host in turn (default: fill each host)\n"
                "  --oversubscribe         allow more ranks than the slots given\n"
                "  --display-map           print each rank's host before starting\n"
-               "  -launcher ssh|rsh|fork  how to start a proxy on another host (default ssh;\n"
-               "                          fork: on this machine; also -bootstrap)\n"
+               "  -launcher ssh|rsh|slurm|fork\n"
+               "                          how to start a proxy on another host (default ssh,\n"
+               "                          slurm inside a Slurm allocation: srun; fork: on\n"
+               "                          this machine; also -bootstrap)\n"
                "  -launcher-exec PATH     the agent, run as 'PATH HOST COMMAND...' like ssh\n"
-               "                          (also -bootstrap-exec)\n"
+               "                          (with -launcher slurm: the srun to use; also\n"
+               "                          -bootstrap-exec)\n"
                "  -iface NAME|CIDR        the network the proxies reach us on (also\n"
                "                          FERRY_TCP_IF; default: the route to the first host)\n"
                "  -genv NAME VALUE        set NAME in every rank\n"
@@ -130,6 +134,10 @@ static void usage(FILE *f)
                "  --                      ends the options: the program follows\n"
                "  -h, --help, --version\n"
                "Ignored: --allow-run-as-root -bind-to X -rank-by X --mca K V\n\n"
+               "Without -hosts or -f, inside a batch job the hosts and slots are the\n"
+               "allocation's, from the first of: Slurm (SLURM_JOB_NODELIST,\n"
+               "SLURM_TASKS_PER_NODE), PBS/Torque (PBS_NODEFILE), Grid Engine (PE_HOSTFILE),\n"
+               "LSF (LSB_DJOB_HOSTFILE, LSB_MCPU_HOSTS); -n defaults to all its slots.\n\n"
                "Exit status: 0 if every rank exits 0, else that of the first rank to fail\n"
                "(128+N for signal N), the code given to MPI_Abort (modulo 256, as exit() does),\n"
                "124 on timeout, 1 on usage errors, 127 if the program is not found, 126 if it\n"
@@ -336,7 +344,7 @@ int main(int argc, char **argv)
     fy_mpx_app_t cur = {0};
     fy_mpx_hosts_t hosts = {0};
     int ppn = 0, rr = 0, oversubscribe = 0, display_map = 0;
-    const char *launcher = "ssh", *launcher_exec = NULL, *iface = getenv("FERRY_TCP_IF");
+    const char *launcher = NULL, *launcher_exec = NULL, *iface = getenv("FERRY_TCP_IF");
     if (iface != NULL && *iface == '\0')
         iface = NULL;
     char err[512];
@@ -402,8 +410,8 @@ int main(int argc, char **argv)
             case OPT_DISPLAY_MAP: display_map = 1; break;
             case OPT_LAUNCHER:
                 if (strcmp(a[0], "ssh") != 0 && strcmp(a[0], "rsh") != 0 &&
-                    strcmp(a[0], "fork") != 0)
-                    die("%s '%s': ssh, rsh or fork", arg, a[0]);
+                    strcmp(a[0], "fork") != 0 && strcmp(a[0], "slurm") != 0)
+                    die("%s '%s': ssh, rsh, slurm or fork", arg, a[0]);
                 launcher = a[0];
                 break;
             case OPT_LAUNCHER_EXEC: launcher_exec = a[0]; break;
@@ -451,6 +459,15 @@ int main(int argc, char **argv)
         o.app[o.napps++] = cur;
         memset(&cur, 0, sizeof(cur));
     }
+    /* No host named: the batch system's allocation, if we run in one. */
+    fy_mpx_rm_t rm = FY_MPX_RM_NONE;
+    if (hosts.n == 0 && fy_mpx_alloc_read(&hosts, &rm, err, sizeof err) != 0)
+        die("%s; -hosts or -f would name the hosts instead", err);
+    /* Inside Slurm, proxies start as job steps (srun): ssh into the nodes may be refused
+     * there, and a step is accounted, confined and cleaned up by Slurm. An agent given with
+     * -launcher-exec alone keeps its documented ssh-like calling. */
+    if (launcher == NULL)
+        launcher = launcher_exec == NULL && fy_mpx_alloc_in_slurm() ? "slurm" : "ssh";
     int slots = hosts.n ? fy_mpx_hosts_slots(&hosts, ppn) : 0;
     if (o.napps == 1 && o.app[0].np == 0 && slots > FY_MPX_MAX_RANKS)
         die("the hosts give more than %d slots, the most one job runs; give -n",
@@ -463,6 +480,10 @@ int main(int argc, char **argv)
         die("%d ranks in all; at most %d run in one job", o.np, FY_MPX_MAX_RANKS);
     if (hosts.n == 0 && fy_mpx_hosts_add_list(&hosts, "localhost", err, sizeof err) != 0)
         die("%s", err);
+    /* The allocation's slots are the batch system's limit, not a line of ours to edit. */
+    if (rm != FY_MPX_RM_NONE && ppn == 0 && o.np > slots && !oversubscribe)
+        die("%d ranks, but the %s allocation has %d slots: give fewer ranks (-n), or add "
+            "--oversubscribe", o.np, fy_mpx_alloc_name(rm), slots);
     int *host_of = malloc(sizeof(*host_of) * (size_t)o.np);
     if (host_of == NULL)
         die("out of memory");
@@ -470,6 +491,8 @@ int main(int argc, char **argv)
     if (fy_mpx_place(&hosts, o.np, ppn, rr, oversubscribe || slots == 0, host_of, err,
                      sizeof err) != 0)
         die("%s", err);
+    if (display_map && rm != FY_MPX_RM_NONE)
+        fprintf(stderr, FY_MPX_PROG ": the hosts of the %s allocation\n", fy_mpx_alloc_name(rm));
     if (display_map)
         for (int r = 0; r < o.np; r++)
             fprintf(stderr, FY_MPX_PROG ": rank %d on %s\n", r, hosts.h[host_of[r]].name);
@@ -478,6 +501,12 @@ int main(int argc, char **argv)
     int remote = 0;
     for (int r = 0; r < o.np && !remote; r++)
         remote = !fy_mpx_host_is_local(hosts.h[host_of[r]].name);
+    /* Outside an allocation srun would make one of its own for each proxy, and might wait for
+     * it: the steps are meant to be of the job we run in. */
+    const char *job_id = getenv("SLURM_JOB_ID") ? getenv("SLURM_JOB_ID") : getenv("SLURM_JOBID");
+    if (remote && strcmp(launcher, "slurm") == 0 && (job_id == NULL || *job_id == '\0'))
+        die("-launcher slurm starts the proxies as steps of the Slurm job we run in, and there "
+            "is none (no SLURM_JOB_ID): run inside sbatch or salloc, or use -launcher ssh");
     int status;
     if (!remote) {
         status = fy_mpx_job_run(&o);

@@ -120,12 +120,27 @@ static void on_get(fy_mpx_job_t *job, fy_mpx_rank_t *r, const fy_pmi_msg_t *m)
         reply(r, "cmd=get_result rc=0 msg=success value=%s", val);
 }
 
+/* A rank exited without ever starting MPI while others use it: their barrier (MPI_Init's
+ * exchange) can never complete. Plain programs beside each other are fine; mixed with MPI
+ * ranks they would hang the job, so it ends here with the reason. */
+void fy_mpx_pmi_stalled(fy_mpx_job_t *job)
+{
+    fy_mpx_job_fail(job, job->plain_gone_code ? job->plain_gone_code : 1,
+                    "rank %d%s exited with status %d without calling MPI_Init, and the other "
+                    "ranks wait for it in MPI_Init",
+                    job->plain_gone, job->where, job->plain_gone_code);
+}
+
 static void on_barrier_in(fy_mpx_job_t *job, fy_mpx_rank_t *r, const fy_pmi_msg_t *m)
 {
     (void)m;
     if (r->in_barrier)
         return;
     r->in_barrier = 1;
+    if (job->plain_gone >= 0) {
+        fy_mpx_pmi_stalled(job);
+        return;
+    }
     if (++job->nbarrier < job->nranks)
         return;
     if (job->link != NULL && job->link->fence != NULL)

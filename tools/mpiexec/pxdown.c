@@ -449,22 +449,50 @@ static void start_agent(launch_t *L, host_t *h)
     snprintf(index, sizeof(index), "%d", h->index);
     snprintf(port, sizeof(port), "%d", L->ls.port);
     int direct = L->agent[0] == '\0' || fy_mpx_host_is_local(h->name);
-    char *args[12];
+    char *args[24], *nodelist = NULL;
     int n = 0;
-    if (!direct) {
+    if (!direct && L->srun) {
+        /* The proxy as a one-task step of our allocation on that node. No --exact: the step
+         * has all of the job's CPUs there, and the ranks the proxy forks live in the step's
+         * cgroup. --overlap: it shares them with the steps already running (mpiexec itself
+         * may be one). The proxy undoes a binding to one CPU itself (--all-cpus below), as
+         * its ranks would inherit it: --cpu-bind=none would do the same but makes srun print
+         * a line on clusters without a task plugin. No PMI of Slurm's: the proxy serves its
+         * ranks itself. stdin goes to the task (the secret). */
+        if (asprintf(&nodelist, "--nodelist=%s", h->name) < 0)
+            nodelist = NULL; /* out of memory: found below */
+        args[n++] = L->agent;
+        args[n++] = "--nodes=1";
+        args[n++] = "--ntasks=1";
+        args[n++] = nodelist;
+        args[n++] = "--overlap";
+        args[n++] = "--mpi=none";
+        args[n++] = "--kill-on-bad-exit=1";
+        args[n++] = "--input=0";
+        args[n++] = "--job-name=ferry-proxy";
+    } else if (!direct) {
         args[n++] = L->agent;
         args[n++] = (char *)h->name;
     }
-    args[n++] = direct ? strdup(L->proxy_path) : shell_word(L->proxy_path);
+    /* ssh joins the words for the remote shell; srun and exec take them as they are. */
+    int quote = !direct && !L->srun;
+    char *proxy = quote ? shell_word(L->proxy_path) : strdup(L->proxy_path);
+    char *addrs = quote ? shell_word(L->ls.addrs) : strdup(L->ls.addrs);
+    args[n++] = proxy;
     args[n++] = "--connect";
-    args[n++] = direct ? strdup(L->ls.addrs) : shell_word(L->ls.addrs);
+    args[n++] = addrs;
     args[n++] = "--port";
     args[n++] = port;
     args[n++] = "--index";
     args[n++] = index;
+    if (!direct && L->srun)
+        args[n++] = "--all-cpus";
     args[n] = NULL;
-    int first_arg = direct ? 0 : 2;
-    pid_t pid = fork();
+    pid_t pid = -1;
+    if (proxy == NULL || addrs == NULL || (L->srun && !direct && nodelist == NULL))
+        errno = ENOMEM;
+    else
+        pid = fork();
     if (pid == 0) {
         /* Its own process group: a Ctrl-C at the terminal is ours to forward, not ssh's. */
         setpgid(0, 0);
@@ -480,8 +508,9 @@ static void start_agent(launch_t *L, host_t *h)
         _exit(127);
     }
     int e = errno;
-    free(args[first_arg]);
-    free(args[first_arg + 2]);
+    free(proxy);
+    free(addrs);
+    free(nodelist);
     close(in[0]);
     close(err[1]);
     if (pid < 0) {
@@ -756,8 +785,8 @@ struct fy_mpx_relay {
 };
 
 fy_mpx_relay_t *fy_mpx_relay_new(fy_mpx_job_t *job, const uint8_t *secret, const char *agent,
-                                 const char *proxy, const char *listen_addr, int self, int ndesc,
-                                 const int *index, char *const *name, const int *parent,
+                                 int srun, const char *proxy, const char *listen_addr, int self,
+                                 int ndesc, const int *index, char *const *name, const int *parent,
                                  void (*up)(void *ctx, const void *frame, size_t len), void *ctx)
 {
     fy_mpx_relay_t *R = calloc(1, sizeof(*R));
@@ -771,6 +800,7 @@ fy_mpx_relay_t *fy_mpx_relay_new(fy_mpx_job_t *job, const uint8_t *secret, const
     L->up_ctx = ctx;
     memcpy(L->secret, secret, FY_PX_SECRET_LEN);
     snprintf(L->agent, sizeof(L->agent), "%s", agent);
+    L->srun = srun;
     snprintf(L->proxy_path, sizeof(L->proxy_path), "%s", proxy);
     L->ndesc = ndesc;
     L->desc_index = calloc((size_t)ndesc, sizeof(int));

@@ -112,6 +112,7 @@ static void rank_exec(const fy_mpx_job_t *job, int idx, int pmi_fd, int in_fd, i
     /* We may run inside another job: its PMI settings are not ours. */
     unsetenv("PMI_PORT");
     unsetenv("PMI_ID");
+    unsetenv("PMI_VERSION"); /* we serve PMI-1: a PMI_VERSION=2 meant for Hydra is not ours */
     set_env_int("PMI_FD", pmi_fd);
     set_env_int("PMI_RANK", rank);
     set_env_int("PMI_SIZE", job->size);

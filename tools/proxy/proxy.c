@@ -1,10 +1,11 @@
 /* ferry-proxy: mpiexec's hands on one host of a job across hosts (docs/DESIGN.md, "Launching
  * across hosts").
  *
- *   ferry-proxy --connect ADDR[,ADDR...] --port PORT --index I     (the secret on stdin)
+ *   ferry-proxy --connect ADDR[,ADDR...] --port PORT --index I [--all-cpus]
+ *                                                             (the secret on stdin)
  *
- * Started by the launcher agent (ssh) or by mpiexec itself, it reads the job's secret from its
- * stdin (one line of 64 hex digits: never on a command line), connects to mpiexec (to all the
+ * Started by the launcher agent (ssh, srun) or by mpiexec itself, it reads the job's secret from
+ * its stdin (one line of 64 hex digits: never on a command line), connects to mpiexec (to all the
  * addresses at once, keeping the first that answers), proves it knows the secret and checks
  * that mpiexec does, receives its host's part of the job, and runs it with mpiexec's own job
  * loop (tools/mpiexec/job.c): forks the ranks, serves them PMI-1, and sends upstream what
@@ -22,6 +23,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,6 +53,7 @@ typedef struct proxy {
     char *host;
     /* The tree: proxies below us (from JOB), and the relay for them once started. */
     char *agent, *proxy_path;
+    int srun; /* the agent is srun */
     int ndesc;
     int *desc_index, *desc_parent;
     char **desc_name;
@@ -329,6 +332,7 @@ static void read_job(proxy_t *P)
         free(v);
     }
     P->agent = fy_px_get_str(&r);
+    P->srun = (int)fy_px_get_u32(&r);
     P->proxy_path = fy_px_get_str(&r);
     uint32_t ndesc = fy_px_get_u32(&r);
     if (r.bad || P->agent == NULL || P->proxy_path == NULL || ndesc > r.left / 12)
@@ -685,9 +689,31 @@ static const fy_mpx_link_t proxy_link = {
     .out_full = link_out_full,
 };
 
+/* --all-cpus (a proxy started as a Slurm step): a task plugin may have bound us to one CPU, and
+ * every rank we fork would inherit it. Asking for every CPU gets those the step's cpuset allows
+ * (the kernel keeps only those): all of the job's CPUs on this node. */
+static void widen_affinity(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_CONF);
+    if (n < 1)
+        return;
+    cpu_set_t *set = CPU_ALLOC((int)n);
+    if (set == NULL)
+        return;
+    size_t size = CPU_ALLOC_SIZE((int)n);
+    CPU_ZERO_S(size, set);
+    for (int c = 0; c < (int)n; c++)
+        CPU_SET_S(c, size, set);
+    if (sched_setaffinity(0, size, set) != 0) {
+        /* keep the binding we were given: the job still runs */
+    }
+    CPU_FREE(set);
+}
+
 static void usage(void)
 {
     fprintf(stderr, "Usage: " PROG " --connect ADDR[,ADDR...] --port PORT --index I\n"
+                    "                   [--all-cpus]\n"
                     "Started by mpiexec on each host of a job (the job's secret on stdin);\n"
                     "not meant to be run by hand.\n");
     exit(1);
@@ -696,7 +722,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     const char *addrs = NULL;
-    int port = -1;
+    int port = -1, all_cpus = 0;
     for (int i = 1; i < argc; i++) {
         if (i + 1 < argc && strcmp(argv[i], "--connect") == 0)
             addrs = argv[++i];
@@ -704,11 +730,15 @@ int main(int argc, char **argv)
             port = atoi(argv[++i]);
         else if (i + 1 < argc && strcmp(argv[i], "--index") == 0)
             index_arg = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--all-cpus") == 0)
+            all_cpus = 1;
         else
             usage();
     }
     if (addrs == NULL || port <= 0 || port > 65535 || index_arg < 0)
         usage();
+    if (all_cpus)
+        widen_affinity();
 
     static proxy_t proxy;
     proxy_t *P = &proxy;
@@ -740,9 +770,9 @@ int main(int argc, char **argv)
     job->link_slots = 1;
     if (P->ndesc > 0) {
         /* We relay for the proxies below us, on the address mpiexec reached us by. */
-        P->relay = fy_mpx_relay_new(job, secret, P->agent, P->proxy_path, P->tcp_addr, index_arg,
-                                    P->ndesc, P->desc_index, P->desc_name, P->desc_parent,
-                                    relay_up, P);
+        P->relay = fy_mpx_relay_new(job, secret, P->agent, P->srun, P->proxy_path, P->tcp_addr,
+                                    index_arg, P->ndesc, P->desc_index, P->desc_name,
+                                    P->desc_parent, relay_up, P);
         if (P->relay == NULL)
             die("cannot relay for the proxies below this one");
         job->link_slots += fy_mpx_relay_slots(P->relay);

@@ -386,13 +386,13 @@ static void report(const fy_shm_t *s)
             s->ring_stride, queues, s->coll_slots, s->coll_area, s->coll_stride, pool, touch);
 }
 
-/* PMI values are single tokens: bytes outside printable ASCII, '=' and '%' travel as %XX. */
+/* PMI values are single tokens: bytes outside printable ASCII, '=', ';', '%' go as %XX. */
 static void encode_value(const char *in, char *out, size_t len)
 {
     size_t o = 0;
     for (; *in != '\0' && o + 4 < len; in++) {
         unsigned char c = (unsigned char)*in;
-        if (c <= ' ' || c > '~' || c == '=' || c == '%')
+        if (c <= ' ' || c > '~' || c == '=' || c == '%' || c == ';')
             o += (size_t)snprintf(out + o, len - o, "%%%02X", c);
         else
             out[o++] = (char)c;
@@ -469,7 +469,7 @@ int fy_shm_init(struct fy_pmi *pmi, int *members, int n, int rank, int world_siz
                         fy_pmi_last_error());
     if (rc == MPI_SUCCESS && rank != 0) {
         char outcome[340];
-        if (fy_pmi_get(pmi, key, outcome, sizeof outcome) != 0) {
+        if (fy_pmi_get(pmi, members[0], key, outcome, sizeof outcome) != 0) {
             rc = fy_err_set(MPI_ERR_OTHER, "MPI_Init: process manager get failed: %s",
                             fy_pmi_last_error());
         } else if (strncmp(outcome, "ok:", 3) != 0) {
@@ -489,8 +489,10 @@ int fy_shm_init(struct fy_pmi *pmi, int *members, int n, int rank, int world_siz
     if (fy_pmi_fence(pmi) != 0)
         return fy_err_set(MPI_ERR_OTHER, "MPI_Init: process manager barrier failed: %s",
                           fy_pmi_last_error());
-    if (rank == 0)
-        shm_unlink(name);
+    /* Every rank unlinks (all but the first find it gone): a rank that aborts right after
+     * MPI_Init has then unlinked it itself, so a launcher that kills the job at once (srun,
+     * Open MPI's mpirun, Hydra: none cleans /dev/shm for us) leaves no file behind. */
+    shm_unlink(name);
     if (members[0] == 0 && rank == 0 && fy_knob_number(FY_KNOB_SHM_REPORT, 0) > 0)
         report(s);
     fy_shm_cma_init();

@@ -191,7 +191,7 @@ static void need_secret(void)
     if (have_secret)
         return;
     char hex[FY_PMI_MAX_VAL];
-    if (fy_pmi_get(pmi_conn, "fy-tcp-secret", hex, sizeof hex) != 0 || strlen(hex) != 64 ||
+    if (fy_pmi_get(pmi_conn, 0, "fy-tcp-secret", hex, sizeof hex) != 0 || strlen(hex) != 64 ||
         from_hex(hex, secret, sizeof secret) != 0)
         fy_fatal(MPI_ERR_OTHER, "the TCP transport found no job secret in the process manager");
     have_secret = 1;
@@ -364,7 +364,7 @@ static void start_connect(int idx)
     char card[FY_PMI_MAX_VAL], key[FY_PMI_MAX_KEY];
     snprintf(key, sizeof key, "fy-tcp-%d", idx);
     struct sockaddr_storage a;
-    if (fy_pmi_get(pmi_conn, key, card, sizeof card) != 0 || fy_tcp_card_parse(card, &a) != 0) {
+    if (fy_pmi_get(pmi_conn, idx, key, card, sizeof card) != 0 || fy_tcp_card_parse(card, &a) != 0) {
         char why[200];
         snprintf(why, sizeof why, "rank %d published no TCP address (%s)", idx, fy_pmi_last_error());
         fy_fatal(MPI_ERR_OTHER, why);
