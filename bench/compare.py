@@ -744,17 +744,24 @@ class Report:
                     row.append(fmt_ratio(f / min(pv)) if f and pv else "–")
                 o.append("| " + " | ".join(row) + " |")
             o.append("")
+        o.append("(k/n): only k of n launches gave the number; the others timed out, failed or "
+                 "hung after their results (exit_hang: killed STARTUP_EXIT_GRACE s after rank 0 "
+                 "said it was finalizing).\n")
         for key, text in (("startup_skipped_hosts", "Between test hosts"), ("startup_srun", "Under srun")):
             if m.get(key) and not m[key].startswith("ok"):
                 o.append(f"{text}: {m[key]}.\n")
+        for key in sorted(k for k in m if k.startswith("startup_status_")):
+            if not m[key].startswith("ok"):
+                group, col = key[len("startup_status_"):].split("_", 1)
+                o.append(f"{col} in the group {group}: {m[key]}.\n")
 
     def startup_cell(self, g):
         if not g:
             return "–"
         if "median" in g:
             text = fmt(g["median"])
-            if len(g["values"]) < len(g["statuses"]):
-                text += f" ({len(g['values'])}/{len(g['statuses'])})"
+            if len(g["values"]) < g["reps_tried"]:
+                text += f" ({len(g['values'])}/{g['reps_tried']})"
             return text
         return g["status"]
 

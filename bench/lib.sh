@@ -302,6 +302,7 @@ cluster_up() { # N [KEY]
 # the holder's PID reused, that would be the machine's namespace).
 hosts_reap() {
     local k holder ns me p id
+    [ -n "$CLUSTER" ] && [ -r "$CLUSTER/id" ] || return 0 # no hosts of ours (srun's are Slurm's)
     me=$(readlink /proc/self/ns/pid)
     id=$(cat "$CLUSTER/id")
     for k in $(seq "$HOSTS_N"); do

@@ -36,7 +36,7 @@
 # STARTUP_HOSTS_RANKS ("16 64 256"), STARTUP_REPS (launches per rank count: 5; QUICK 3),
 # STARTUP_REPS_BIG (from STARTUP_BIG=256 ranks on: 3; QUICK 1), STARTUP_WHERE (a subset of "one
 # hosts srun"; default all), STARTUP_TIMEOUT (s per launch: 300; QUICK 120), STARTUP_EXIT_GRACE
-# (s a job may take to end after rank 0 said "# bench: finalizing": 60; the launch then counts
+# (s a job may take to end after rank 0 said "# bench: finalizing": 20; the launch then counts
 # as exit_hang), STARTUP_SRUN_MPI (pmi2), HOSTS_N (4), HOSTS_MPICH_TLS, HOSTS_OMPI_BTL,
 # HOSTS_OMPI_ARGS (as bench/hosts.sh), NO_INSTALL=1, NO_PLOTS=1, RESULTS_DIR, MEASURE_LOCK.
 set -u
@@ -54,7 +54,7 @@ STARTUP_HOSTS_RANKS=${STARTUP_HOSTS_RANKS:-"16 64 256"}
 STARTUP_BIG=${STARTUP_BIG:-256}
 STARTUP_WHERE=${STARTUP_WHERE:-"one hosts srun"}
 STARTUP_SRUN_MPI=${STARTUP_SRUN_MPI:-pmi2}
-STARTUP_EXIT_GRACE=${STARTUP_EXIT_GRACE:-60}
+STARTUP_EXIT_GRACE=${STARTUP_EXIT_GRACE:-20}
 if [ "$QUICK" = 1 ]; then
     STARTUP_REPS=${STARTUP_REPS:-3}
     STARTUP_REPS_BIG=${STARTUP_REPS_BIG:-1}
