@@ -99,7 +99,8 @@ launch_for() { # where col n
     # srun passes the environment on (SLURM_CONF from fy_slurm env).
     srun) LAUNCH=(env)
           [ "$2" != ferry ] || LAUNCH+=("LD_LIBRARY_PATH=$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
-          LAUNCH+=(srun "--mpi=$STARTUP_SRUN_MPI" -N "$HOSTS_N" -n "$3" --distribution=block) ;;
+          # --overcommit: more tasks than the nodes have CPUs (else the job waits for resources).
+          LAUNCH+=(srun "--mpi=$STARTUP_SRUN_MPI" -N "$HOSTS_N" -n "$3" --overcommit --distribution=block) ;;
     esac
 }
 
