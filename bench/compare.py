@@ -35,10 +35,17 @@ LOAD_TEXT = {"quiet": "quiet", "cpu": "CPU hog per core", "mem": "memory-bandwid
              "both": "CPU hog per core + memory hog"}
 PCTS = ("p10", "p50", "p90")
 # Extra keys that name a variant of a benchmark (e.g. gauss -p rows): part of its name.
-VARIANT_KEYS = ("p", "partition", "variant", "alg", "algorithm", "layout")
+VARIANT_KEYS = ("p", "partition", "variant", "alg", "algorithm", "launcher", "layout")
 # bench/hosts.sh: MPI runs between test hosts are "net.<bench>.<hosts>x<ranks per host>" (their
 # layout= extra), the link's limits "link.*" (implementation "link"); they have their own section.
 NET_PREFIXES = ("net.", "link.")
+# bench/startup.sh: "startup.<launch|initfin>.<launcher>.<hosts>x<ranks per host>" (its launcher=
+# and layout= extras), ms; its own section. The columns: (implementation, launcher), in order.
+STARTUP_PREFIX = "startup."
+STARTUP_COLS = [("ferry", "mpiexec", "Ferry (mpiexec)"), ("ferry", "hydra", "Ferry under Hydra"),
+                ("mpich", "hydra", "MPICH (Hydra)"), ("openmpi", "mpirun", "Open MPI (mpirun)"),
+                ("ferry", "srun", "Ferry (srun)"), ("mpich", "srun", "MPICH (srun)"),
+                ("openmpi", "srun", "Open MPI (srun)")]
 NOISE_FLOOR = 0.05
 # Peers count as witnesses of machine drift only when their own repetitions agree within this,
 # and the correction they give is bounded (a 2x drift within minutes has been seen here).
@@ -396,6 +403,10 @@ class Report:
         return self.program.get(bench, "") == "dtype"
 
     @staticmethod
+    def is_startup(bench):
+        return bench.startswith(STARTUP_PREFIX)
+
+    @staticmethod
     def is_net(bench):
         return bench.startswith(NET_PREFIXES)
 
@@ -493,8 +504,8 @@ class Report:
 
     def summary(self):
         o = self.out
-        if all(self.is_net(b) for (b, r, n) in self.tables):
-            return  # only measurements between hosts: their own section has the tables
+        if all(self.is_net(b) or self.is_startup(b) for (b, r, n) in self.tables):
+            return  # only measurements between hosts or of startup: their own sections have them
         o.append("## Summary: Ferry against its peers\n")
         o.append(self.caption(" | ".join(self.loads())))
         o.append("Geometric mean over all sizes of Ferry's median / the peer's median. "
@@ -505,7 +516,7 @@ class Report:
         o.append("|---|---:|---|---|---:|---:|---|---|")
         for bench, ranks, np in self.order():
             if self.is_app(bench) or self.is_dtype(bench) or self.is_footprint(bench) or \
-                    self.is_net(bench):
+                    self.is_net(bench) or self.is_startup(bench):
                 continue
             rk = f"{ranks}" + (f" (of {np})" if np != ranks else "")
             self.summary_row(bench, rk, [(bench, ranks, np)])
@@ -676,6 +687,83 @@ class Report:
                 row.append("")
             o.append("| " + " | ".join(row) + " |")
         o.append("")
+
+    # --- bench/startup.sh -----------------------------------------------------------------
+
+    def startup(self):
+        """Startup at scale: per placement (one host; N hosts; srun) a table of rank counts
+        against (implementation, launcher), each cell the median whole launch and the median of
+        the slowest rank's MPI_Init + MPI_Finalize, and Ferry under its own launcher over the
+        better of MPICH under Hydra and Open MPI under mpirun."""
+        m, o = self.meta, self.out
+        seen = defaultdict(dict)  # (placement, hosts) -> {(impl, launcher, what, n): group}
+        for g in self.data["results"]:
+            b = g["bench"]
+            if not b.startswith(STARTUP_PREFIX) or LOAD_SEP in b:
+                continue
+            parts = b.split(".")
+            if len(parts) != 4 or "x" not in parts[3]:
+                continue
+            _, what, launcher, layout = parts
+            hosts = int(layout.split("x")[0])
+            place = ("srun" if launcher == "srun" else "hosts" if hosts > 1 else "one", hosts)
+            seen[place][(g["impl"], launcher, what, g["ranks"])] = g
+        if not seen and not m.get("startup_skipped_hosts") and not m.get("startup_srun"):
+            return
+        o.append("## Startup at scale (bench/startup.sh)\n")
+        o.append(self.caption())
+        o.append("bench/hello.c (MPI_Init, MPI_Barrier, MPI_Finalize) launched whole: **launch** = "
+                 "ms from the launcher's start to its exit; **init+fin** = the slowest rank's time "
+                 "inside MPI_Init plus MPI_Finalize (each rank's own clock readings; all ranks share "
+                 "this machine's clock). Medians over launches "
+                 f"({m.get('startup_reps', '?')} per rank count, {m.get('startup_reps_big', '?')} "
+                 f"from {m.get('startup_big', '?')} ranks). Ferry/best: Ferry under its own mpiexec "
+                 "over the better of MPICH under Hydra and Open MPI under mpirun; lower is better.\n")
+        titles = {"one": "one host", "hosts": "{h} test hosts", "srun": "srun on {h} test hosts"}
+        for place in sorted(seen, key=lambda p: ("one", "hosts", "srun").index(p[0])):
+            cells = seen[place]
+            cols = [c for c in STARTUP_COLS if any(k[:2] == c[:2] for k in cells)]
+            o.append(f"### Startup, {titles[place[0]].format(h=place[1])}, ms (launch / init+fin)\n")
+            head = ["ranks"] + [c[2] for c in cols] + ["Ferry/best launch", "Ferry/best init+fin"]
+            o.append("| " + " | ".join(head) + " |")
+            o.append("|" + "|".join(["---:"] * len(head)) + "|")
+            for n in sorted({k[3] for k in cells}):
+                row = [str(n)]
+                for impl, launcher, _ in cols:
+                    row.append(" / ".join(self.startup_cell(cells.get((impl, launcher, w, n)))
+                                          for w in ("launch", "initfin")))
+                for w in ("launch", "initfin"):
+                    f = cells.get(("ferry", "mpiexec", w, n), {}).get("median")
+                    if place[0] == "srun":
+                        f = cells.get(("ferry", "srun", w, n), {}).get("median")
+                        peers = [("mpich", "srun"), ("openmpi", "srun")]
+                    else:
+                        peers = [("mpich", "hydra"), ("openmpi", "mpirun")]
+                    pv = [cells.get((i, l, w, n), {}).get("median") for i, l in peers]
+                    pv = [v for v in pv if v]
+                    row.append(fmt_ratio(f / min(pv)) if f and pv else "–")
+                o.append("| " + " | ".join(row) + " |")
+            o.append("")
+        o.append("(k/n): only k of n launches gave the number; the others timed out, failed or "
+                 "hung after their results (exit_hang: killed STARTUP_EXIT_GRACE s after rank 0 "
+                 "said it was finalizing).\n")
+        for key, text in (("startup_skipped_hosts", "Between test hosts"), ("startup_srun", "Under srun")):
+            if m.get(key) and not m[key].startswith("ok"):
+                o.append(f"{text}: {m[key]}.\n")
+        for key in sorted(k for k in m if k.startswith("startup_status_")):
+            if not m[key].startswith("ok"):
+                group, col = key[len("startup_status_"):].split("_", 1)
+                o.append(f"{col} in the group {group}: {m[key]}.\n")
+
+    def startup_cell(self, g):
+        if not g:
+            return "–"
+        if "median" in g:
+            text = fmt(g["median"])
+            if len(g["values"]) < g["reps_tried"]:
+                text += f" ({len(g['values'])}/{g['reps_tried']})"
+            return text
+        return g["status"]
 
     # --- bench/dtype.c --------------------------------------------------------------
 
@@ -1504,10 +1592,12 @@ class Report:
         self.physical()
         self.targets()
         self.hosts()
+        self.startup()
         self.side_by_side()
         self.footprint()
         micro = [t for t in self.order() if not self.is_app(t[0]) and not self.is_dtype(t[0])
-                 and not self.is_footprint(t[0]) and not self.is_net(t[0])]
+                 and not self.is_footprint(t[0]) and not self.is_net(t[0])
+                 and not self.is_startup(t[0])]
         if micro:
             o = self.out
             o.append("## Detailed tables\n")

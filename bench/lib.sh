@@ -1,4 +1,5 @@
-# bench/lib.sh - shell functions shared by bench/run.sh and bench/hosts.sh (sourced, not run).
+# bench/lib.sh - shell functions shared by bench/run.sh, bench/hosts.sh and bench/startup.sh
+# (sourced, not run).
 #
 # They use the caller's globals: BENCH_DIR, ROOT, BUILD (Ferry's build tree), OUT (the run's
 # directory), META (its meta.txt), CSV (its rows), IMPLS, ONLY, CFLAGS, BASELINE, NO_INSTALL,
@@ -40,12 +41,16 @@ impl_cc() {
     esac
 }
 
-# Sets the array LAUNCH to the command prefix that takes "-n N prog args".
+# Sets the array LAUNCH to the command prefix that takes "-n N prog args" (IMPL: an
+# implementation, or ferry-hydra).
 impl_launch() {
     case $1 in
     ferry) LAUNCH=(env "LD_LIBRARY_PATH=$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
                    "$BUILD/bin/mpiexec") ;;
     mpich) LAUNCH=(mpiexec.mpich) ;;
+    # A Ferry program under MPICH's Hydra, which it speaks PMI-1 to (bench/startup.sh).
+    ferry-hydra) LAUNCH=(env "LD_LIBRARY_PATH=$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+                         mpiexec.mpich) ;;
     openmpi) LAUNCH=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
                      mpiexec.openmpi --oversubscribe) ;;
     esac
@@ -178,6 +183,18 @@ cache_meta() {
     meta caches "${desc:-unknown}"
 }
 
+# The machine's description at the head of meta.txt (the CPU above all: every number here is
+# this machine's).
+meta_machine() {
+    meta date "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    meta host "$(uname -n)"
+    meta kernel "$(uname -sr)"
+    meta cpus "$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)"
+    meta cpu_model "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)"
+    meta memory "$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo 2>/dev/null)"
+    cache_meta
+}
+
 write_report() {
     local base=()
     [ -n "$BASELINE" ] && base=(--baseline "$BASELINE")
@@ -195,4 +212,137 @@ write_report() {
     cat "$OUT/report.md"
     say ""
     say "${0##*/}: results in ${OUT#"$ROOT"/}/ (results.json, results.csv, report.md, *.png, logs/)"
+}
+
+# --- the test hosts (bench/hosts.sh, bench/startup.sh) -------------------------------------
+# Besides the globals above they use AGENT and FY_HOSTS (tests/hosts), HOSTS_N, HOSTS_MPICH_TLS,
+# HOSTS_OMPI_BTL, HOSTS_OMPI_ARGS and EXIT_GRACE; cluster_up sets CLUSTER, BRIDGE and SUBNET.
+AGENT=$ROOT/tests/hosts/fy_hosts_agent
+FY_HOSTS=$ROOT/tests/hosts/fy_hosts
+HOSTS_MPICH_TLS=${HOSTS_MPICH_TLS:-sm,tcp,self}
+HOSTS_OMPI_BTL=${HOSTS_OMPI_BTL:-vader,tcp,self}
+EXIT_GRACE=${EXIT_GRACE:-5}
+CLUSTER=""
+cluster_down() {
+    [ -n "$CLUSTER" ] && [ -d "$CLUSTER" ] && "$FY_HOSTS" down "$CLUSTER"
+    CLUSTER=""
+}
+
+# Why the hosts cannot be made here, or nothing.
+why_not() {
+    [ "$(id -u)" = 0 ] || { echo "not root (the test hosts are network namespaces)"; return; }
+    local t
+    for t in ip unshare nsenter; do
+        command -v $t >/dev/null 2>&1 || { echo "$t is missing"; return; }
+    done
+}
+
+# The address of host k (1-based) of the cluster, and the list "a1:P,a2:P,..." of the first H.
+addr() { awk -v k="$1" 'NR == k { print $2 }' "$CLUSTER/hosts"; }
+host_list() { # H P by(addr|name)
+    local k out=""
+    for k in $(seq "$1"); do
+        if [ "$3" = name ]; then out="$out${out:+,}fyh$k"; else out="$out${out:+,}$(addr "$k")"; fi
+        [ "$2" = 1 ] || out="$out:$2"
+    done
+    echo "$out"
+}
+
+# Sets LAUNCH to the command that runs "prog args" on H hosts with P ranks each, for one
+# implementation, through the namespace agent (the way each launcher uses ssh).
+hosts_launch() { # impl(ferry|ferry-hydra|mpich|openmpi) H P
+    local impl=$1 h=$2 p=$3 n=$(($2 * $3))
+    case $impl in
+    # Ferry's launcher names hosts as Hydra does; the agent resolves fyhK (and addresses).
+    ferry) LAUNCH=(env "LD_LIBRARY_PATH=$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+                   "$BUILD/bin/mpiexec" -launcher-exec "$AGENT" -hosts "$(host_list "$h" "$p" name)"
+                   -n "$n") ;;
+    # Hydra resolves host names in the machine's namespace, which does not know fyhK: addresses.
+    # -iface is the bridge, the interface by which the machine reaches the hosts.
+    mpich) LAUNCH=(env "UCX_TLS=$HOSTS_MPICH_TLS" mpiexec.mpich -launcher ssh -launcher-exec "$AGENT"
+                   -iface "$BRIDGE" -hosts "$(host_list "$h" "$p" addr)" -n "$n") ;;
+    # A Ferry program under Hydra (PMI-1): Hydra passes the environment on to every host.
+    ferry-hydra) LAUNCH=(env "LD_LIBRARY_PATH=$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+                         mpiexec.mpich -launcher ssh -launcher-exec "$AGENT" -iface "$BRIDGE"
+                         -hosts "$(host_list "$h" "$p" addr)" -n "$n") ;;
+    openmpi) LAUNCH=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+                     mpiexec.openmpi --mca plm_rsh_agent "$AGENT" --host "$(host_list "$h" "$p" addr)"
+                     -n "$n" --mca pml ob1 --mca btl "$HOSTS_OMPI_BTL"
+                     --mca btl_tcp_if_include "$SUBNET" --mca oob_tcp_if_include "$SUBNET")
+        # shellcheck disable=SC2206
+        LAUNCH+=(${HOSTS_OMPI_ARGS:-}) ;;
+    esac
+}
+
+# With MEASURE_LOCK (as bench/run.sh), each measurement holds flock(1) on that file, so that
+# benchmarks of several people on one machine take turns.
+lock_take() { [ -z "${MEASURE_LOCK:-}" ] || { exec 9>>"$MEASURE_LOCK"; flock 9; }; }
+lock_drop() { [ -z "${MEASURE_LOCK:-}" ] || exec 9>&-; }
+
+# Makes the N test hosts of tests/hosts/fy_hosts in $OUT/cluster and sets CLUSTER, BRIDGE and
+# SUBNET (FY_HOSTS_DIR exported for the agent). On failure says why, writes it to meta as
+# <KEY>_skipped and returns 1. The caller sets its traps (cluster_down) first.
+cluster_up() { # N [KEY]
+    local key=${2:-hosts}
+    CLUSTER=$OUT/cluster
+    export FY_HOSTS_DIR=$CLUSTER
+    if ! "$FY_HOSTS" up "$1" "$CLUSTER" 2>"$OUT/logs/$key-up.log"; then
+        say "${0##*/}: fy_hosts up $1 failed: $(head -n 1 "$OUT/logs/$key-up.log")"
+        meta "${key}_skipped" "fy_hosts up failed: $(head -n 1 "$OUT/logs/$key-up.log")"
+        CLUSTER=""
+        return 1
+    fi
+    BRIDGE=$(cat "$CLUSTER/bridge")
+    SUBNET=10.77.$(cat "$CLUSTER/net").0/24
+}
+
+# Kills every process of every host but its holder (PID 1 there): what a job that had to be
+# killed left behind must not spin beside the next measurement. From the machine's side, by PID
+# namespace, and only for a holder that is still its host's (never "kill -1" inside a host: were
+# the holder's PID reused, that would be the machine's namespace).
+hosts_reap() {
+    local k holder ns me p id
+    [ -n "$CLUSTER" ] && [ -r "$CLUSTER/id" ] || return 0 # no hosts of ours (srun's are Slurm's)
+    me=$(readlink /proc/self/ns/pid)
+    id=$(cat "$CLUSTER/id")
+    for k in $(seq "$HOSTS_N"); do
+        holder=$(cat "$CLUSTER/fyh$k.pid" 2>/dev/null) || continue
+        [ "$(ip netns identify "$holder" 2>/dev/null)" = "fy${id}h$k" ] || continue
+        ns=$(readlink "/proc/$holder/ns/pid") || continue
+        [ -n "$ns" ] && [ "$ns" != "$me" ] || continue
+        for p in /proc/[0-9]*; do
+            p=${p#/proc/}
+            [ "$p" != "$holder" ] && [ "$(readlink "/proc/$p/ns/pid" 2>/dev/null)" = "$ns" ] &&
+                kill -KILL "$p" 2>/dev/null
+        done
+    done
+}
+
+# Runs a job in its own session (so that it and only it can be killed as a group) with its
+# output in LOG. Sets JOB_STATUS: ok, fail, timeout (after TMO s), or exit_hang: the program said
+# "# bench: finalizing" (bench_finalize: all its results printed) and the job did not end within
+# EXIT_GRACE s (MPICH over UCX's TCP has hung so in MPI_Finalize now and then); its rows count.
+JOB_PID=""
+run_job() { # log tmo cmd...
+    local log=$1 tmo=$2 t0=$SECONDS end=""
+    shift 2
+    JOB_STATUS=""
+    setsid "$@" >"$log" 2>&1 </dev/null 9>&- &
+    JOB_PID=$!
+    while kill -0 "$JOB_PID" 2>/dev/null; do
+        if [ -z "$end" ] && grep -q '^# bench: finalizing' "$log" 2>/dev/null; then end=$SECONDS; fi
+        if [ -n "$end" ] && [ $((SECONDS - end)) -ge "$EXIT_GRACE" ]; then JOB_STATUS=exit_hang; break; fi
+        if [ $((SECONDS - t0)) -ge "$tmo" ]; then JOB_STATUS=timeout; break; fi
+        sleep 0.5
+    done
+    if [ -n "$JOB_STATUS" ]; then
+        kill -TERM -- "-$JOB_PID" 2>/dev/null
+        sleep 1
+        kill -KILL -- "-$JOB_PID" 2>/dev/null
+        hosts_reap
+    fi
+    wait "$JOB_PID" 2>/dev/null # (bash's "Killed" notice: the status says it)
+    JOB_RC=$?
+    JOB_PID=""
+    [ -n "$JOB_STATUS" ] || { [ "$JOB_RC" = 0 ] && JOB_STATUS=ok || JOB_STATUS=fail; }
 }

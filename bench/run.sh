@@ -15,6 +15,9 @@
 #                       apps/is (NAS-IS-style sort) at every rank count of RANKS
 #   bench/footprint.c   memory of a hello job (PSS, shared memory) at FOOTPRINT_RANKS, once
 #   bench/hog.c         the background load of LOAD= (no MPI)
+#   bench/startup.sh    the group "startup": whole launches at 1-256 ranks on this machine and on
+#                       test hosts (issue 13), after the programs; in full runs and whenever ONLY
+#                       names it (not in QUICK otherwise)
 #   bench/hosts.sh      the group "hosts": benchmarks between test hosts (issue 12, root), after
 #                       the rest; in full runs and whenever ONLY names it (not in QUICK otherwise)
 #
@@ -29,7 +32,8 @@
 #   TIMEOUT=S        wall-clock limit of one mpiexec run (default 120, QUICK: 10)
 #   BUDGET=S         after S seconds start no run of repetition 2 or later (default none, QUICK: 140);
 #                    the runs left out are counted in the report
-#   ONLY="..."       run only these programs (e.g. "latency imb apps/cpi"; "hosts": bench/hosts.sh)
+#   ONLY="..."       run only these programs (e.g. "latency imb apps/cpi"; "hosts": bench/hosts.sh;
+#                    "startup": bench/startup.sh)
 #   IMB_ARGS="..."   options of bench/imb.c instead of the mode's (e.g. "-b barrier,bcast -x 64K")
 #   LAT_ARGS, BW_ARGS, RING_ARGS="..."  options of latency, bandwidth, ring instead of the mode's
 #   NO_INSTALL=1     never apt-get install anything
@@ -140,6 +144,8 @@ META=$OUT/meta.txt
 # The program group "hosts" (bench/hosts.sh, needs root): named in ONLY, or a full run without
 # ONLY; QUICK runs keep their few minutes unless ONLY names it.
 hosts_wanted() { if [ -n "${ONLY:-}" ]; then selected hosts; else [ "$QUICK" != 1 ]; fi; }
+# The same for the group "startup" (bench/startup.sh; its parts between hosts need root).
+startup_wanted() { if [ -n "${ONLY:-}" ]; then selected startup; else [ "$QUICK" != 1 ]; fi; }
 
 if [ -n "$BASELINE" ]; then
     case $BASELINE in /*) ;; *) BASELINE=$PWD/$BASELINE ;; esac
@@ -250,13 +256,7 @@ run_one() { # impl program np rep cond args...
 main() {
 START=$(date +%s)
 : >"$META"
-meta date "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-meta host "$(uname -n)"
-meta kernel "$(uname -sr)"
-meta cpus "$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)"
-meta cpu_model "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)"
-meta memory "$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo 2>/dev/null)"
-cache_meta
+meta_machine
 meta loads "$CONDS"
 for c in $CONDS; do meta "load_what_$c" "$(load_what "$c")"; done
 meta footprint_ranks "$FOOTPRINT_RANKS"
@@ -342,7 +342,7 @@ done
 for impl in ferry mpich openmpi; do
     case " $IMPLS " in *" $impl "*) ;; *) meta "status_$impl" "n/a (not selected in IMPLS)" ;; esac
 done
-if [ -z "$ACTIVE" ] && ! hosts_wanted; then
+if [ -z "$ACTIVE" ] && ! hosts_wanted && ! startup_wanted; then
     say "run.sh: nothing to run"
     write_report
     exit 1
@@ -435,11 +435,20 @@ $PLAN
 EOF
 done
 load_stop
+# The program group "startup" (bench/startup.sh): launches at scale, adding its rows and meta
+# lines to this run's, numbered after the rows so far.
+if startup_wanted; then
+    say "run.sh: startup at scale (bench/startup.sh)"
+    STARTUP_OUT=$OUT STARTUP_SEQ0=$(awk -F, 'NR > 1 && $1 + 0 > m { m = $1 + 0 } END { print m + 1 }' "$CSV") \
+        QUICK=$QUICK IMPLS=$IMPLS "$BENCH_DIR/startup.sh" "$BUILD" </dev/null ||
+        say "run.sh: bench/startup.sh failed, see its lines above"
+fi
 # The program group "hosts": the benchmarks between test hosts (bench/hosts.sh), after the
 # programs of this machine, adding their rows and meta lines to this run's.
 if hosts_wanted; then
     say "run.sh: the benchmarks between test hosts (bench/hosts.sh)"
-    HOSTS_OUT=$OUT HOSTS_SEQ0=$((SEQ + 1)) QUICK=$QUICK REPS=$REPS IMPLS=$IMPLS \
+    HOSTS_OUT=$OUT HOSTS_SEQ0=$(awk -F, 'NR > 1 && $1 + 0 > m { m = $1 + 0 } END { print m + 1 }' "$CSV") \
+        QUICK=$QUICK REPS=$REPS IMPLS=$IMPLS \
         "$BENCH_DIR/hosts.sh" "$BUILD" </dev/null ||
         say "run.sh: bench/hosts.sh failed, see its lines above"
 fi

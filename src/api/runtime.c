@@ -51,7 +51,8 @@ static int layers_up(int required)
             fy_tcp_bell(fy_shm_use_eventfd());
     }
     if (rc == MPI_SUCCESS)
-        rc = fy_machine_receive(fy_rt.pmi, fy_rt.rank, fy_rt.size);
+        rc = fy_machine_receive(fy_rt.pmi, fy_rt.rank, fy_rt.size,
+                                fy_rt.host_of[0] == fy_rt.host);
     if (rc == MPI_SUCCESS)
         rc = fy_p2p_init(); /* thresholds from fy_machine() */
     if (rc == MPI_SUCCESS)

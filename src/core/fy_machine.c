@@ -131,6 +131,16 @@ static void read_caches(fy_machine_t *m)
     }
 }
 
+/* The CPUs this process may run on: its own affinity mask, never another process's. */
+static void read_allowed(fy_machine_t *m)
+{
+    cpu_set_t set;
+    m->cpus_allowed = m->cpus_online;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0 &&
+        CPU_COUNT(&set) < m->cpus_online)
+        m->cpus_allowed = CPU_COUNT(&set);
+}
+
 const fy_machine_t *fy_machine(void)
 {
     if (facts_read)
@@ -138,14 +148,25 @@ const fy_machine_t *fy_machine(void)
     read_model(facts.cpu_model, sizeof facts.cpu_model);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     facts.cpus_online = n > 0 ? (int)n : 1;
-    cpu_set_t set;
-    facts.cpus_allowed = facts.cpus_online;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0 &&
-        CPU_COUNT(&set) < facts.cpus_online)
-        facts.cpus_allowed = CPU_COUNT(&set);
+    read_allowed(&facts);
     read_caches(&facts);
     facts_read = 1;
     return &facts;
+}
+
+void fy_machine_set_facts(const fy_machine_t *from)
+{
+    if (facts_read)
+        return;
+    snprintf(facts.cpu_model, sizeof facts.cpu_model, "%s", from->cpu_model);
+    facts.cpus_online = from->cpus_online > 0 ? from->cpus_online : 1;
+    facts.l1d = from->l1d;
+    facts.l2 = from->l2;
+    facts.l3 = from->l3;
+    facts.l2_cpus = from->l2_cpus;
+    facts.l3_cpus = from->l3_cpus;
+    read_allowed(&facts);
+    facts_read = 1;
 }
 
 int fy_machine_calibrated(void)

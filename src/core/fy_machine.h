@@ -79,6 +79,10 @@ int fy_machine_busy_limit(const fy_machine_t *m);
 /* Replaces the calibrated fields (and their source, time and path) of fy_machine() with
  * those of `from`. */
 void fy_machine_set_costs(const fy_machine_t *from);
+/* Takes another process's facts of this same host (CPU model, CPUs online, caches) instead of
+ * reading /proc and sysfs, unless they were read already; the affinity mask stays this
+ * process's own. */
+void fy_machine_set_facts(const fy_machine_t *from);
 /* Single copy is off in this process (FERRY_CMA=0): cma_gbps reads 0, the file keeps it. */
 void fy_machine_no_cma(void);
 
@@ -114,6 +118,6 @@ struct fy_pmi;
 int fy_machine_share(struct fy_pmi *pmi, int rank, int size);
 /* After that fence, ranks other than 0 take rank 0's values. An error class after
  * fy_err_set when the process manager fails. */
-int fy_machine_receive(struct fy_pmi *pmi, int rank, int size);
+int fy_machine_receive(struct fy_pmi *pmi, int rank, int size, int same_host);
 
 #endif

@@ -1,5 +1,8 @@
 /* The request pool: chunks of requests that are never returned to the system, a free list
- * threaded through `next`, and handles that index the chunk table directly. */
+ * threaded through `next`, and handles that index the chunk table directly. A chunk's requests
+ * are made one at a time as they are first needed (fresh()), not all when the chunk comes:
+ * threading all 1,024 requests (516 bytes each) through the free list touched the chunk's 129
+ * pages in every rank at its first request, half the page faults of a 256-rank hello job. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,7 @@
 void (*fy_req_wake_hook)(void);
 static fy_req_t **chunks;
 static unsigned nchunks;
+static unsigned nslots; /* indexes below this have been made (have a handle) */
 static fy_req_t *free_list;
 
 static int grow(void)
@@ -29,17 +33,24 @@ static int grow(void)
     if (!c)
         return -1;
     chunks[nchunks] = c;
-    c[0].kind = 0xff; /* the reserved slot 0 of chunk 0 must never look live */
-    /* Index 0 of chunk 0 stays unused so that no live handle equals a *_NULL value. */
-    for (unsigned i = CHUNK; i-- > (nchunks == 0 ? 1u : 0u);) {
-        c[i].handle =
-            fy_handle_make(FY_HKIND_DIRECT, FY_HCLASS_REQUEST, (nchunks << CHUNK_BITS) | i);
-        c[i].kind = 0xff;
-        c[i].next = free_list;
-        free_list = &c[i];
+    if (nchunks == 0) {
+        /* Index 0 of chunk 0 stays unused so that no live handle equals a *_NULL value. */
+        c[0].kind = 0xff;
+        nslots = 1;
     }
     nchunks++;
     return 0;
+}
+
+/* A request never handed out before: the next index, in a new chunk when the last is full. */
+static fy_req_t *fresh(void)
+{
+    if (nslots == nchunks * CHUNK && grow() != 0)
+        return NULL;
+    unsigned i = nslots++;
+    fy_req_t *r = &chunks[i >> CHUNK_BITS][i & (CHUNK - 1)];
+    r->handle = fy_handle_make(FY_HKIND_DIRECT, FY_HCLASS_REQUEST, i);
+    return r;
 }
 
 /* Clears what a new request must not inherit (everything before `status`) with plain vector
@@ -58,10 +69,11 @@ static inline void zero_head(fy_req_t *r)
 
 fy_req_t *fy_req_alloc(fy_req_kind_t kind)
 {
-    if (!free_list && grow() != 0)
-        return NULL;
     fy_req_t *r = free_list;
-    free_list = r->next;
+    if (r)
+        free_list = r->next;
+    else if (!(r = fresh()))
+        return NULL;
     int h = r->handle;
     zero_head(r);
     r->handle = h;
@@ -102,7 +114,7 @@ fy_req_t *fy_req_get(MPI_Request h)
     if (fy_handle_kind(h) != FY_HKIND_DIRECT || fy_handle_class(h) != FY_HCLASS_REQUEST)
         return NULL;
     unsigned idx = fy_handle_index(h);
-    if ((idx >> CHUNK_BITS) >= nchunks)
+    if (idx >= nslots)
         return NULL;
     fy_req_t *r = &chunks[idx >> CHUNK_BITS][idx & (CHUNK - 1)];
     return r->kind == 0xff ? NULL : r;
@@ -114,17 +126,16 @@ void fy_req_pool_fini(void)
         free(chunks[i]);
     free(chunks);
     chunks = NULL;
-    nchunks = 0;
+    nchunks = nslots = 0;
     free_list = NULL;
 }
 
 bool fy_req_pending_on(const fy_comm_t *c)
 {
-    for (unsigned k = 0; k < nchunks; k++)
-        for (unsigned i = 0; i < CHUNK; i++) {
-            const fy_req_t *r = &chunks[k][i];
-            if (r->kind != 0xff && r->kind != FY_REQ_UNEXP && r->comm == c && !fy_req_is_done(r))
-                return true;
-        }
+    for (unsigned i = 1; i < nslots; i++) {
+        const fy_req_t *r = &chunks[i >> CHUNK_BITS][i & (CHUNK - 1)];
+        if (r->kind != 0xff && r->kind != FY_REQ_UNEXP && r->comm == c && !fy_req_is_done(r))
+            return true;
+    }
     return false;
 }

@@ -138,7 +138,8 @@ void fy_op_release(fy_op_t *op)
 
 void fy_op_fini(void)
 {
-    for (unsigned c = 0; c < MAX_CHUNKS; c++) {
+    /* Only the chunks made (below nslots): the whole table is 32 KiB never touched otherwise. */
+    for (unsigned c = 0; c < (nslots + CHUNK_LEN - 1) / CHUNK_LEN; c++) {
         free(chunks[c]);
         chunks[c] = NULL;
     }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "fy_xport.h"
 #include "shm_seg.h"
@@ -18,6 +19,7 @@ typedef struct {
     uint64_t tail;       /* next position we write */
     uint64_t head_cache; /* last head we read from the consumer */
     int hot_missed;      /* this lap, the consumer lagged when we tried to wrap early */
+    int populated;       /* the ring's pages are mapped (fy_shm_ring_arm) */
 } prod_t;
 typedef struct {
     uint64_t head;
@@ -47,6 +49,26 @@ static uint64_t hot_bytes;
 void fy_shm_set_hot(size_t bytes)
 {
     hot_bytes = fy_shm.ring_bytes >= 4 * (uint64_t)bytes ? bytes : 0;
+}
+
+/* Pair rings are populated on first contact, not at MPI_Init: a rank of an n-rank job used to
+ * map all 2n - 1 of its rings there, so the job faulted in all n^2 rings (82 MiB at 64 ranks,
+ * half its start-up time on 2 CPUs) whether or not the pairs ever talked. Arming sets each
+ * producer's cached head a whole ring behind its tail, so that the first send to a peer finds
+ * the ring "full", leaves send_hot and reaches reserve()'s reload of the head, which is off the
+ * hot path: there it maps the ring once (MADV_POPULATE_WRITE), and the streaming path still never
+ * faults. The consumer's side maps its incoming rings by reading them (the kernel maps the pages
+ * around a read fault together). */
+void fy_shm_ring_arm(void)
+{
+    for (int d = 0; d < fy_shm.n; d++)
+        prod[d].head_cache = (uint64_t)0 - fy_shm.ring_bytes;
+}
+
+static void first_contact(int dst, prod_t *p)
+{
+    p->populated = 1;
+    madvise(fy_shm_ring(dst, fy_shm.rank), fy_shm.ring_stride, MADV_POPULATE_WRITE);
 }
 
 static inline uint64_t rec_bytes(size_t payload)
@@ -144,6 +166,8 @@ static unsigned char *reserve(int dst, const fy_hdr_t *h, size_t len)
             p->hot_missed = 1;
     }
     if (p->tail + pad + need - p->head_cache > size) {
+        if (!p->populated)
+            first_contact(dst, p);
         p->head_cache = atomic_load_explicit(&r->head, memory_order_acquire);
         if (p->tail + pad + need - p->head_cache > size) {
             atomic_store_explicit(&r->producer_waiting, 1, memory_order_relaxed);

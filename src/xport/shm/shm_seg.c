@@ -223,30 +223,20 @@ static int map(fy_shm_t *s, int fd, size_t bells_off, size_t rings_off)
     return MPI_SUCCESS;
 }
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
-/* Maps the pages of the rings this rank writes to or reads from now: otherwise the first lap
- * through each ring takes a page fault every 4 KiB, most of the time of the first thousand
- * small messages. Other ranks' rings are left alone; with inboxes, only our own. Best effort
- * (Linux 5.14+). */
-static void populate_own_rings(fy_shm_t *s)
+/* Maps the start of this rank's inbox now, so that the first records it receives do not each
+ * take a page fault: only the control page and the first laps' worth of data, since a wide
+ * job's inboxes are most of its segment (128 MiB), and a rank that receives little (hello)
+ * should not pay for all of it; the rest is touched when traffic reaches it. Pair rings are
+ * mapped on first contact instead (fy_shm_ring_arm). Best effort (Linux 5.14+). */
+static void populate_own_queues(fy_shm_t *s)
 {
-    if (s->inbox) {
-        /* Only the control page and the first laps' worth of data: a wide job's inboxes are
-         * most of its segment (128 MiB), and a rank that receives little (hello) should not
-         * pay for all of it; the rest is touched when traffic reaches it. */
-        size_t touch = s->inbox_data + FY_SHM_INBOX_TOUCH;
-        madvise(fy_shm_inbox(s->rank), touch < s->ring_stride ? touch : s->ring_stride,
-                MADV_POPULATE_WRITE);
+    if (!s->inbox) {
+        fy_shm_ring_arm();
         return;
     }
-    for (int peer = 0; peer < s->n; peer++) {
-        madvise(fy_shm_ring(s->rank, peer), s->ring_stride, MADV_POPULATE_WRITE);
-        if (peer != s->rank)
-            madvise(fy_shm_ring(peer, s->rank), s->ring_stride, MADV_POPULATE_WRITE);
-    }
+    size_t touch = s->inbox_data + FY_SHM_INBOX_TOUCH;
+    madvise(fy_shm_inbox(s->rank), touch < s->ring_stride ? touch : s->ring_stride,
+            MADV_POPULATE_WRITE);
 }
 
 /* /fy-<kvsname>-<64 random bits>: the prefix lets mpiexec remove what a crashed job leaves
@@ -382,8 +372,8 @@ static void report(const fy_shm_t *s)
     size_t queues = s->ring_stride * queue_count(s);
     size_t pool = s->coll_slots ? 4096 + s->coll_stride * s->coll_slots : 0;
     size_t head = s->bytes - queues - pool;
-    /* At MPI_Init a rank touches the start of its inbox, or its 2n - 1 rings. */
-    size_t touch = (size_t)(2 * s->n - 1) * s->ring_stride;
+    /* At MPI_Init a rank touches the start of its inbox; pair rings wait for first contact. */
+    size_t touch = 0;
     if (s->inbox)
         touch = s->inbox_data + FY_SHM_INBOX_TOUCH < s->ring_stride
                     ? s->inbox_data + FY_SHM_INBOX_TOUCH
@@ -494,7 +484,7 @@ int fy_shm_init(struct fy_pmi *pmi, int *members, int n, int rank, int world_siz
         return rc;
     s->bell[rank].pid = (int32_t)getpid();
     atomic_store(&s->bell[rank].cpu, -1); /* no CPU published yet: never "the same as mine" */
-    populate_own_rings(s);
+    populate_own_queues(s);
     /* Everyone has mapped the segment after this fence: the name is no longer needed. */
     if (fy_pmi_fence(pmi) != 0)
         return fy_err_set(MPI_ERR_OTHER, "MPI_Init: process manager barrier failed: %s",

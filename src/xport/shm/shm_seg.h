@@ -191,6 +191,12 @@ static inline size_t fy_shm_queue_stride(int inbox, int n, uint32_t bytes, size_
     return (off + bytes + 4095) / 4096 * 4096;
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+/* Arms the pair rings to be mapped on the first send to each peer (shm_ring.c). */
+void fy_shm_ring_arm(void);
+
 /* Closes the eventfds of fy_shm_use_eventfd and of peers rung through them. */
 void fy_shm_efd_fini(void);
 /* Rings local rank l's doorbell (fy_shm_ring_bell takes a world rank). */
