@@ -485,14 +485,17 @@ int fy_shm_init(struct fy_pmi *pmi, int *members, int n, int rank, int world_siz
     s->bell[rank].pid = (int32_t)getpid();
     atomic_store(&s->bell[rank].cpu, -1); /* no CPU published yet: never "the same as mine" */
     populate_own_queues(s);
-    /* Everyone has mapped the segment after this fence: the name is no longer needed. */
+    /* The last rank to map the segment unlinks its name: no rank needs it any more, and a
+     * launcher that kills the job at once (srun, Open MPI's mpirun, Hydra: none cleans
+     * /dev/shm for us) finds no file to leave behind once MPI_Init has returned anywhere.
+     * Counted in the segment rather than known from the fence below: Hydra's PMI-2 fence is
+     * not a barrier (it returns at once; its gets wait for their keys instead), and a rank
+     * that unlinked after it removed the name under a rank still to open it. */
+    if (atomic_fetch_add(&s->hdr->mapped, 1) + 1 == (uint32_t)s->n)
+        shm_unlink(name);
     if (fy_pmi_fence(pmi) != 0)
         return fy_err_set(MPI_ERR_OTHER, "MPI_Init: process manager barrier failed: %s",
                           fy_pmi_last_error());
-    /* Every rank unlinks (all but the first find it gone): a rank that aborts right after
-     * MPI_Init has then unlinked it itself, so a launcher that kills the job at once (srun,
-     * Open MPI's mpirun, Hydra: none cleans /dev/shm for us) leaves no file behind. */
-    shm_unlink(name);
     if (members[0] == 0 && rank == 0 && fy_knob_number(FY_KNOB_SHM_REPORT, 0) > 0)
         report(s);
     fy_shm_cma_init();

@@ -41,6 +41,7 @@ typedef struct fy_shm_hdr {
     _Atomic uint32_t moved;    /* bumped whenever a rank stops being stuck */
     _Atomic uint32_t reported; /* ranks that have printed what they wait for (deadlock) */
     _Atomic uint32_t dead;     /* 1 + the local number of a rank found dead (fy_shm_dead_peer) */
+    _Atomic uint32_t mapped;   /* ranks that have mapped the segment; the last unlinks its name */
 } fy_shm_hdr_t;
 
 /* The head of the collective pool: which slots a communicator holds. The layout inside a
