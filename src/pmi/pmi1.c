@@ -86,13 +86,9 @@ static int pmi1_get(fy_pmi_t *pmi, int src, const char *key, char *value, size_t
         return -1;
     int rc = -1;
     const char *v = fy_pmi_wire_get(&pmi->msg, "value");
-    if (fy_pmi_wire_get_int(&pmi->msg, "rc", &rc) != 0 || rc != 0 || v == NULL)
-        return fy_pmi_fail("PMI: key '%s' not found", key);
-    if (strlen(v) >= len)
-        return fy_pmi_fail("PMI: value of key '%s' (%zu bytes) does not fit in %zu", key,
-                           strlen(v), len);
-    strcpy(value, v);
-    return 0;
+    if (fy_pmi_wire_get_int(&pmi->msg, "rc", &rc) != 0 || rc != 0)
+        v = NULL;
+    return fy_pmi_copy_value("key", key, v, value, len);
 }
 
 /* The launcher's PMI_process_mapping key (Ferry's mpiexec and Hydra both publish it). */

@@ -125,13 +125,9 @@ static int found_value(fy_pmi_t *pmi, const char *what, const char *key, char *v
 {
     const char *found = fy_pmi_wire_get(&pmi->msg, "found");
     const char *v = fy_pmi_wire_get(&pmi->msg, "value");
-    if (found == NULL || strcmp(found, "TRUE") != 0 || v == NULL)
-        return fy_pmi_fail("PMI-2: %s '%s' not found", what, key);
-    if (strlen(v) >= len)
-        return fy_pmi_fail("PMI-2: value of %s '%s' (%zu bytes) does not fit in %zu", what, key,
-                           strlen(v), len);
-    strcpy(value, v);
-    return 0;
+    if (found == NULL || strcmp(found, "TRUE") != 0)
+        v = NULL;
+    return fy_pmi_copy_value(what, key, v, value, len);
 }
 
 static int pmi2_put(fy_pmi_t *pmi, const char *key, const char *value)

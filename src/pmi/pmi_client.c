@@ -44,6 +44,17 @@ int fy_pmi_fail(const char *fmt, ...)
     return -1;
 }
 
+int fy_pmi_copy_value(const char *what, const char *key, const char *v, char *value, size_t len)
+{
+    if (v == NULL)
+        return fy_pmi_fail("PMI: %s '%s' not found", what, key);
+    if (strlen(v) >= len)
+        return fy_pmi_fail("PMI: value of %s '%s' (%zu bytes) does not fit in %zu", what, key,
+                           strlen(v), len);
+    strcpy(value, v);
+    return 0;
+}
+
 void fy_pmi_sanitize(char *dst, const char *src, size_t len)
 {
     size_t i;
@@ -127,14 +138,7 @@ static int single_fence(fy_pmi_t *pmi)
 static int single_get(fy_pmi_t *pmi, int src, const char *key, char *value, size_t len)
 {
     (void)src;
-    const char *v = fy_pmi_kvs_get(&pmi->local, key);
-    if (v == NULL)
-        return fy_pmi_fail("PMI: key '%s' not found", key);
-    if (strlen(v) >= len)
-        return fy_pmi_fail("PMI: value of key '%s' (%zu bytes) does not fit in %zu", key,
-                           strlen(v), len);
-    strcpy(value, v);
-    return 0;
+    return fy_pmi_copy_value("key", key, fy_pmi_kvs_get(&pmi->local, key), value, len);
 }
 
 static int single_mapping(fy_pmi_t *pmi, int *host_of, int size)

@@ -48,6 +48,9 @@ struct fy_pmi {
 
 /* Writes the reason into fy_pmi_last_error(); returns -1. */
 __attribute__((format(printf, 1, 2))) int fy_pmi_fail(const char *fmt, ...);
+/* Copies v (the value of `what` `key`, NULL when not found) into value[len]; 0, or -1 with the
+ * reason. */
+int fy_pmi_copy_value(const char *what, const char *key, const char *v, char *value, size_t len);
 /* [A-Za-z0-9_-] only, for file names. */
 void fy_pmi_sanitize(char *dst, const char *src, size_t len);
 /* A non-negative decimal environment variable; -1 when absent or malformed. */

@@ -139,11 +139,8 @@ static int px_get(fy_pmi_t *pmi, int src, const char *key, char *value, size_t l
     int rc = 0;
     if (v->type != PMIX_STRING || v->data.string == NULL)
         rc = fy_pmi_fail("PMIx: key '%s' of rank %d is not a string", key, src);
-    else if (strlen(v->data.string) >= len)
-        rc = fy_pmi_fail("PMIx: value of key '%s' (%zu bytes) does not fit in %zu", key,
-                         strlen(v->data.string), len);
     else
-        strcpy(value, v->data.string);
+        rc = fy_pmi_copy_value("key", key, v->data.string, value, len);
     release(x, v);
     return rc;
 }
