@@ -67,22 +67,10 @@ fi
 CFLAGS="-O2 -std=c11 -Wall -Wextra -I$BENCH_DIR"
 IMB_SET="-b allreduce,bcast,barrier,allgather -x 1M"
 
-if [ -n "${HOSTS_OUT:-}" ]; then # a program group of bench/run.sh: its directory, meta and rows
-    EMBEDDED=1
-    OUT=$HOSTS_OUT
-    SEQ=${HOSTS_SEQ0:-100000}
-else
-    EMBEDDED=0
-    RESULTS_DIR=${RESULTS_DIR:-$BENCH_DIR/results}
-    OUT=$RESULTS_DIR/$(date +%Y%m%d-%H%M%S)-hosts
-    SEQ=0
-fi
-mkdir -p "$OUT/logs"
-CSV=$OUT/logs/rows.csv
-META=$OUT/meta.txt
 BASELINE=""
 # shellcheck source=bench/lib.sh
 . "$BENCH_DIR/lib.sh"
+bench_out hosts "${HOSTS_OUT:-}" "${HOSTS_SEQ0:-100000}"
 
 # --- the link's limits ------------------------------------------------------------------
 # Starts `cmd` in the background on host fyh2 with its output in file; waits for `ready` there.

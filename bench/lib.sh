@@ -6,6 +6,26 @@
 # NO_PLOTS.
 
 say() { printf '%s\n' "$*" >&2; }
+
+# The run's directory for a group script (bench/hosts.sh, bench/startup.sh): run by
+# bench/run.sh, the directory it was given (and rows numbered from SEQ0 so they do not clash
+# with run.sh's); standalone, a new bench/results/<timestamp>-<group>/. Sets EMBEDDED, OUT, SEQ,
+# CSV and META, and makes OUT/logs.
+bench_out() { # group given-dir seq0
+    if [ -n "$2" ]; then
+        EMBEDDED=1
+        OUT=$2
+        SEQ=$3
+    else
+        EMBEDDED=0
+        RESULTS_DIR=${RESULTS_DIR:-$BENCH_DIR/results}
+        OUT=$RESULTS_DIR/$(date +%Y%m%d-%H%M%S)-$1
+        SEQ=0
+    fi
+    mkdir -p "$OUT/logs"
+    CSV=$OUT/logs/rows.csv
+    META=$OUT/meta.txt
+}
 meta() { printf '%s=%s\n' "$1" "$(printf '%s' "$2" | tr '\n' ' ')" >>"$META"; }
 
 # --- packages: Debian's MPICH and Open MPI, matplotlib (and the caller's extra ones) -------

@@ -67,22 +67,10 @@ fi
 CFLAGS="-O2 -std=c11 -Wall -Wextra -I$BENCH_DIR"
 FY_SLURM=$ROOT/tests/hosts/fy_slurm
 
-if [ -n "${STARTUP_OUT:-}" ]; then # a program group of bench/run.sh: its directory, meta and rows
-    EMBEDDED=1
-    OUT=$STARTUP_OUT
-    SEQ=${STARTUP_SEQ0:-200000}
-else
-    EMBEDDED=0
-    RESULTS_DIR=${RESULTS_DIR:-$BENCH_DIR/results}
-    OUT=$RESULTS_DIR/$(date +%Y%m%d-%H%M%S)-startup
-    SEQ=0
-fi
-mkdir -p "$OUT/logs"
-CSV=$OUT/logs/rows.csv
-META=$OUT/meta.txt
 BASELINE=""
 # shellcheck source=bench/lib.sh
 . "$BENCH_DIR/lib.sh"
+bench_out startup "${STARTUP_OUT:-}" "${STARTUP_SEQ0:-200000}"
 EXIT_GRACE=$STARTUP_EXIT_GRACE # run_job's grace after "# bench: finalizing"
 
 wanted() { case " $STARTUP_WHERE " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
