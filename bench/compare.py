@@ -84,6 +84,20 @@ DESCRIPTIONS = {
 
 # --- loading -------------------------------------------------------------------------
 
+def le(lim):
+    """A target's test: a ratio at most lim (the limit kept for the report's wording)."""
+    f = lambda r: r <= lim  # noqa: E731
+    f.limit = lim
+    return f
+
+
+def ge(lim):
+    """A target's test: a ratio at least lim."""
+    f = lambda r: r >= lim  # noqa: E731
+    f.limit = lim
+    return f
+
+
 def num(s):
     try:
         v = float(s)
@@ -1137,15 +1151,6 @@ class Report:
     def target_rows(self):
         loaded = next((c for c in self.loads() if c == "cpu"), None)
         rows = []
-        def le(lim):
-            f = lambda r: r <= lim  # noqa: E731
-            f.limit = lim
-            return f
-
-        def ge(lim):
-            f = lambda r: r >= lim  # noqa: E731
-            f.limit = lim
-            return f
         KiB, MiB = 1024, 1 << 20
         rows.append(self.target_line("quiet: latency (2 ranks, 0–8 KiB) ≤ 0.8× best peer, median",
                                      "latency", 2, (0, 8 * KiB), ("median",), le(0.8)))
@@ -1431,15 +1436,6 @@ class Report:
 
     def net_targets(self):
         o = self.out
-        def le(lim):
-            f = lambda r: r <= lim  # noqa: E731
-            f.limit = lim
-            return f
-
-        def ge(lim):
-            f = lambda r: r >= lim  # noqa: E731
-            f.limit = lim
-            return f
         KiB, MiB = 1024, 1 << 20
         lat, bw = "net.latency.2x1", "net.bandwidth.2x1"
         rows = [
