@@ -30,8 +30,11 @@
  *   osc.fop_latency.lock_all          MPI_Fetch_and_op(MPI_SUM) of one int64_t (8 B)
  *   osc.cas_latency.lock_all          MPI_Compare_and_swap of one int64_t (8 B)
  * -p counter: every rank, rank 0 included, does MPI_Fetch_and_op(MPI_SUM, 1) on one int64_t of
- *   rank 0's window, each followed by MPI_Win_flush(0), under MPI_Win_lock_all; -o operations
- *   per rank per batch. Rate = all ranks' operations / the batch's time on rank 0, from a
+ *   rank 0's window, each followed by MPI_Win_flush(0), under MPI_Win_lock_all. Timed warm-up
+ *   rounds (-w operations per rank, then 4 times as many while a round took under -t / 4)
+ *   size the batches: each rank does as many operations per batch as fill -t seconds at the
+ *   warm-up's rate, at least 10 and at most -o (so the number of operations is bounded, and
+ *   the barriers around a batch weigh alike in a fast and a slow MPI). Rate = all ranks' operations / the batch's time on rank 0, from a
  *   barrier before to a barrier after (ops/s, bench=osc.counter, unit opsps, size 8; the value
  *   is the median batch, max= and min= the best and worst).
  *
@@ -53,7 +56,7 @@
  * purpose (the harness's own tests).
  *
  * Usage: osc [-m] [-p part] [-c] [-i iters] [-w warmup] [-b batches] [-W window] [-n windows]
- *            [-x max] [-X max_acc] [-o ops] [-T seconds]
+ *            [-x max] [-X max_acc] [-o ops] [-t seconds] [-T seconds]
  *   -m   machine-readable output: "RESULT bench=osc.<op>_<latency|bw>.<sync>[.<type>] ranks=N
  *        size=S value=<median batch> unit=<us|MBps|opsps> status=ok|FAILED|unsupported
  *        p10=.. p50=.. p90=.. units=<timed units> win=<allocate|create>"
@@ -65,7 +68,8 @@
  *   -W   bandwidth: operations per window (default 32)
  *   -n   bandwidth: windows timed for sizes <= 64 KiB (default 100)
  *   -x   largest Put/Get size (default 4M); -X largest accumulate size (default 64K)
- *   -o   counter: operations per rank per batch (default 2000; -w untimed ones before)
+ *   -o   counter: at most this many operations per rank per batch (default 100000; -w timed
+ *        warm-up ones before); -t the time a batch should take (default 0.05 s; 0: always -o)
  *   -T   time budget per measurement in seconds (default 0 = none)
  */
 #define _POSIX_C_SOURCE 200112L
@@ -108,6 +112,7 @@ typedef struct options {
     size_t max_size;
     size_t max_acc;
     int ops;
+    double batch_s;
     double budget;
 } options_t;
 
@@ -562,8 +567,29 @@ static void counter(ctx_t *c)
         sum += got;                                                                                \
         done++;                                                                                    \
     } while (0)
-    for (int i = 0; i < o->warmup && c->st == ST_OK; i++)
-        COUNTER_OP();
+    /* The warm-up, timed as a batch is (rank 0's clock, agreed by all), sets the batch: -w
+     * operations per rank, four times as many again while that took under a quarter of -t
+     * (at most -o); then as many per rank as fill -t seconds at the last rate, at least 10 and
+     * at most -o, so that the barriers around a batch weigh alike in every implementation,
+     * fast or slow. */
+    int per = o->warmup, per_rank = o->ops;
+    double wspan = 0;
+    while (per > 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double w0 = MPI_Wtime();
+        for (int i = 0; i < per && c->st == ST_OK; i++)
+            COUNTER_OP();
+        MPI_Barrier(MPI_COMM_WORLD);
+        wspan = MPI_Wtime() - w0;
+        MPI_Bcast(&wspan, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        if (o->batch_s <= 0 || wspan >= o->batch_s / 4 || per >= o->ops)
+            break;
+        per = per * 4 > o->ops ? o->ops : per * 4;
+    }
+    if (o->batch_s > 0 && per > 0 && wspan > 0) {
+        double fit = o->batch_s * (double)per / wspan;
+        per_rank = fit < 10 ? 10 : fit > o->ops ? o->ops : (int)fit;
+    }
     double t_start = MPI_Wtime();
     int go = go_on(c, 0, 0);
     for (int b = 0; b < o->batches && go; b++) {
@@ -571,7 +597,7 @@ static void counter(ctx_t *c)
          * operation, on rank 0's clock (ranks' clocks need not agree). */
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
-        for (int i = 0; i < o->ops; i++)
+        for (int i = 0; i < per_rank; i++)
             COUNTER_OP();
         MPI_Barrier(MPI_COMM_WORLD);
         double span = MPI_Wtime() - t0;
@@ -606,7 +632,7 @@ static void counter(ctx_t *c)
     if (c->rank != 0)
         return;
     double med = 0, min = 0, mean = 0, rate = 0, best = 0, worst = 0;
-    double per_batch_ops = (double)o->ops * c->nranks;
+    double per_batch_ops = (double)per_rank * c->nranks;
     if (nb > 0) {
         bench_stats(c->batch_s, nb, &med, &min, &mean);
         rate = per_batch_ops / med;
@@ -615,9 +641,9 @@ static void counter(ctx_t *c)
     }
     if (o->machine) {
         printf("RESULT bench=osc.counter ranks=%d size=8 value=%.1f unit=opsps status=%s "
-               "max=%.1f min=%.1f ops=%lld counter=%lld win=%s",
+               "max=%.1f min=%.1f ops=%lld counter=%lld per_rank=%d batches=%d win=%s",
                c->nranks, st == ST_UNSUPPORTED ? 0.0 : rate, status_name(st), best, worst,
-               (long long)tot[0], (long long)final, o->create ? "create" : "allocate");
+               (long long)tot[0], (long long)final, per_rank, nb, o->create ? "create" : "allocate");
         if (all[0] != ST_OK && c->err[0])
             printf(" error=%s", c->err);
         printf("\n");
@@ -633,14 +659,15 @@ static void counter(ctx_t *c)
 
 static int parse_options(int argc, char **argv, options_t *opt_p)
 {
-    options_t opt = {0, "all", 0, 5000, 100, 10, 32, 100, (size_t)4 << 20, 64 << 10, 2000, 0.0};
+    options_t opt = {0, "all", 0, 5000, 100, 10, 32, 100, (size_t)4 << 20, 64 << 10, 100000, 0.05, 0.0};
     const bench_opt_t opts[] = {
         {'m', BENCH_OPT_FLAG, &opt.machine, 0},  {'p', BENCH_OPT_STRING, &opt.part, 0},
         {'c', BENCH_OPT_FLAG, &opt.create, 0},   {'i', BENCH_OPT_INT, &opt.iters, 1},
         {'w', BENCH_OPT_INT, &opt.warmup, 0},    {'b', BENCH_OPT_INT, &opt.batches, 1},
         {'W', BENCH_OPT_INT, &opt.window, 1},    {'n', BENCH_OPT_INT, &opt.windows, 1},
         {'x', BENCH_OPT_SIZE, &opt.max_size, 1}, {'X', BENCH_OPT_SIZE, &opt.max_acc, 8},
-        {'o', BENCH_OPT_INT, &opt.ops, 1},       {'T', BENCH_OPT_SECONDS, &opt.budget, 0},
+        {'o', BENCH_OPT_INT, &opt.ops, 1},       {'t', BENCH_OPT_SECONDS, &opt.batch_s, 0},
+        {'T', BENCH_OPT_SECONDS, &opt.budget, 0},
     };
     if (bench_getopt(argc, argv, opts, (int)(sizeof(opts) / sizeof(opts[0]))) != 0 ||
         opt.max_size > ((size_t)1 << 30) || opt.max_acc > ((size_t)1 << 30))
@@ -765,7 +792,7 @@ int main(int argc, char **argv)
     if (parse_options(argc, argv, &c.opt) != 0)
         bench_die(c.rank, "usage: osc [-m] [-p fence|lock|lock_all|pscw|atomic|counter|all] [-c] "
                           "[-i iters] [-w warmup] [-b batches] [-W window] [-n windows] "
-                          "[-x max<=1G] [-X max_acc<=1G] [-o ops] [-T seconds]");
+                          "[-x max<=1G] [-X max_acc<=1G] [-o ops] [-t seconds] [-T seconds]");
     const options_t *o = &c.opt;
     if (c.nranks < 2 && strcmp(o->part, "counter") != 0)
         bench_die(c.rank, "osc: needs at least 2 ranks (the counter runs on 1)");
