@@ -42,7 +42,9 @@
  * batch; p10/p50/p90 are those of single units (one operation, one round trip / 2, or one
  * window). Iterations are scaled down above 8 KiB (latency) and 64 KiB (bandwidth). With -T, a
  * measurement ends after the first batch that finds its budget spent (agreed over the ranks
- * between batches, outside the timed units), as latency.c does.
+ * between batches, outside the timed units), as latency.c does; under lock and lock_all, where
+ * the target takes no part, rank 0 also ends the batch it is in, and the warm-up after a
+ * quarter of the budget.
  *
  * Verification (each measurement, after it, untimed): a Put's target slot holds the origin's
  * pattern (both ways for the ping-pongs); a Get's result holds the target's pattern; after N
@@ -516,20 +518,33 @@ static void measure(ctx_t *c, const meas_t *m)
     prepare(c, m);
     int64_t k = 0;
     int nb = 0, nunits = 0;
+    /* Under lock and lock_all only rank 0 acts, so it alone may end the warm-up after a quarter
+     * of the budget and a batch once the budget is spent (an MPI that takes milliseconds per
+     * operation then still gets through every size in bounded time); fences and PSCW epochs
+     * must stay paired: every rank does the whole warm-up and whole batches. */
+    int alone = c->rank == 0 && o->budget > 0 && (m->sync == SYNC_LOCK || m->sync == SYNC_LOCK_ALL);
     epoch_begin(c, m);
-    for (int i = 0; i < warmup; i++) /* all of it on every rank: fences and PSCW pair up */
+    double w_start = MPI_Wtime();
+    for (int i = 0; i < warmup; i++) {
         step(c, m, k++);
+        if (alone && MPI_Wtime() - w_start >= o->budget / 4)
+            break;
+    }
     double t_start = MPI_Wtime();
     int go = go_on(c, 0, 0);
     for (int b = 0; b < nbatch && go; b++) {
         double t0 = MPI_Wtime(), prev = t0;
-        for (int i = 0; i < per_batch; i++) {
+        int done = 0;
+        while (done < per_batch) {
             step(c, m, k++);
             double now = MPI_Wtime();
             c->unit_s[nunits++] = (now - prev) / div;
             prev = now;
+            done++;
+            if (alone && now - t_start >= o->budget)
+                break;
         }
-        c->batch_s[nb++] = (prev - t0) / (div * per_batch);
+        c->batch_s[nb++] = (prev - t0) / (div * done);
         if (b + 1 < nbatch)
             go = go_on(c, t_start, o->budget);
     }
