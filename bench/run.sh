@@ -257,7 +257,11 @@ run_one() { # impl program np rep cond args...
     *) status=fail ;;
     esac
     wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
-    parse_log "$SEQ" "$impl" "$prog" "$np" "$rep" "$status" "$wall" "$cond" "$bounce" <"$log" >>"$CSV"
+    # osc's parts are runs of their own: its rows name the part ("osc-fence"), so that a part
+    # that timed out marks its own cells only.
+    local pname=$prog
+    [ "$prog" != osc ] || pname=$prog$tag
+    parse_log "$SEQ" "$impl" "$pname" "$np" "$rep" "$status" "$wall" "$cond" "$bounce" <"$log" >>"$CSV"
     local parsed=$?
     local nfail
     nfail=$(grep -c '^RESULT .*status=FAILED' "$log")
