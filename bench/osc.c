@@ -663,8 +663,9 @@ static void counter(ctx_t *c)
             printf(" error=%s", c->err);
         printf("\n");
     } else {
-        printf("  %-34s %10d %12.1f ops/s (best %.1f, worst %.1f), %lld operations, counter %lld %s\n",
-               "osc.counter", c->nranks, rate, best, worst, (long long)tot[0], (long long)final,
+        printf("  %-34s %10d %12.1f ops/s, %d ranks (best %.1f, worst %.1f), %lld operations, "
+               "counter %lld %s\n",
+               "osc.counter", 8, rate, c->nranks, best, worst, (long long)tot[0], (long long)final,
                st == ST_OK ? "" : status_name(st));
     }
     fflush(stdout);
