@@ -1250,20 +1250,29 @@ class Report:
         o.extend(rows)
         o.append("")
 
+    def osc_target_rows(self):
+        """Issue 14 (bench/osc.c): the rows of OSC_TARGETS, those measured."""
+        return [r for r in (self.target_line(*t) for t in OSC_TARGETS) if "not measured" not in r]
+
     def osc_targets(self):
-        """Issue 14 (bench/osc.c): OSC_TARGETS, those measured."""
-        rows = [r for r in (self.target_line(*t) for t in OSC_TARGETS) if "not measured" not in r]
-        if rows:
-            self.target_section(14, rows)
-            if self.meta.get("osc_ompi_args"):
-                self.out.append(f"Open MPI ran bench/osc.c with `{self.meta['osc_ompi_args']}` "
-                                "(bench/run.sh, OSC_OMPI_ARGS).\n")
+        rows = self.osc_target_rows()
+        if not rows:
+            return
+        self.target_section(14, rows)
+        if self.meta.get("osc_ompi_args"):
+            self.out.append(f"Open MPI ran bench/osc.c with `{self.meta['osc_ompi_args']}` "
+                            "(bench/run.sh, OSC_OMPI_ARGS).\n")
+        self.targets_by_state(Report.osc_target_rows)
 
     def targets(self):
         rows = self.target_rows()
         if not rows:
             return
         self.target_section(11, rows)
+        self.targets_by_state(Report.target_rows)
+
+    def targets_by_state(self, rows_of):
+        """The targets of rows_of(report) again, for the runs of each state of the host."""
         o = self.out
         # The host's state flips from minute to minute (on the EPYC guest of Nov 2026 the
         # cache-line bounce went between about 30 and 160 ns): a ratio of a Ferry run in one
@@ -1280,7 +1289,7 @@ class Report:
                  "implementation in that state) is left out.\n")
         for label, part in parts:
             sub = Report(build_json(part, self.meta))
-            sub_rows = sub.target_rows()
+            sub_rows = rows_of(sub)
             impls = sorted({r["impl"] for r in part if r["impl"] != "none"})
             runs = {i: len({(r["program"], r["np"], r["rep"], r["seq"]) for r in part
                             if r["impl"] == i}) for i in impls}
