@@ -34,9 +34,10 @@
  *   rounds (-w operations per rank, then 4 times as many while a round took under -t / 4)
  *   size the batches: each rank does as many operations per batch as fill -t seconds at the
  *   warm-up's rate, at least 10 and at most -o (so the number of operations is bounded, and
- *   the barriers around a batch weigh alike in a fast and a slow MPI). Rate = all ranks' operations / the batch's time on rank 0, from a
- *   barrier before to a barrier after (ops/s, bench=osc.counter, unit opsps, size 8; the value
- *   is the median batch, max= and min= the best and worst).
+ *   the barriers around a batch weigh alike in a fast and a slow MPI). Rate = all ranks'
+ *   operations / the batch's time on rank 0, from a barrier before to a barrier after (ops/s,
+ *   bench=osc.counter, unit opsps, size 8; the value is the median batch, max= and min= the
+ *   best and worst).
  *
  * Every measurement is split into batches (-b) timed on their own: the value is the median
  * batch; p10/p50/p90 are those of single units (one operation, one round trip / 2, or one
@@ -89,7 +90,15 @@ enum { ST_OK = 0, ST_UNSUPPORTED = 1, ST_ERROR = 2 };
 typedef enum sync_mode { SYNC_FENCE, SYNC_LOCK, SYNC_LOCK_ALL, SYNC_PSCW, NSYNC } sync_mode_t;
 static const char *const sync_names[NSYNC] = {"fence", "lock", "lock_all", "pscw"};
 
-typedef enum op_kind { OP_PUT, OP_GET, OP_ACC_DOUBLE, OP_ACC_INT, OP_GET_ACC, OP_FOP, OP_CAS } op_kind_t;
+typedef enum op_kind {
+    OP_PUT,
+    OP_GET,
+    OP_ACC_DOUBLE,
+    OP_ACC_INT,
+    OP_GET_ACC,
+    OP_FOP,
+    OP_CAS,
+} op_kind_t;
 /* Name in the bench name, the type suffix, and the element size of the accumulates. */
 static const struct op_desc {
     const char *name;
@@ -235,7 +244,8 @@ static void do_op(ctx_t *c, const meas_t *m, int target, int j, int64_t k)
                                 c->win));
         break;
     case OP_ACC_INT:
-        check(c, MPI_Accumulate(c->obuf, count, MPI_INT, target, 0, count, MPI_INT, MPI_SUM, c->win));
+        check(c,
+              MPI_Accumulate(c->obuf, count, MPI_INT, target, 0, count, MPI_INT, MPI_SUM, c->win));
         break;
     case OP_GET_ACC:
         check(c, MPI_Get_accumulate(c->obuf, count, MPI_DOUBLE, c->rbuf, count, MPI_DOUBLE, target,
@@ -490,8 +500,8 @@ static void report(ctx_t *c, const meas_t *m, int nb, int nunits)
             printf(" error=%s", c->err);
         printf("\n");
     } else {
-        printf("  %-34s %10zu %12.3f %-5s %10.3f %10.3f %10.3f %8d %s\n", name, m->size, value, unit,
-               pct[0], pct[1], pct[2], nunits, st == ST_OK ? "" : status_name(st));
+        printf("  %-34s %10zu %12.3f %-5s %10.3f %10.3f %10.3f %8d %s\n", name, m->size, value,
+               unit, pct[0], pct[1], pct[2], nunits, st == ST_OK ? "" : status_name(st));
     }
     fflush(stdout);
 }
@@ -658,7 +668,8 @@ static void counter(ctx_t *c)
         printf("RESULT bench=osc.counter ranks=%d size=8 value=%.1f unit=opsps status=%s "
                "max=%.1f min=%.1f ops=%lld counter=%lld per_rank=%d batches=%d win=%s",
                c->nranks, st == ST_UNSUPPORTED ? 0.0 : rate, status_name(st), best, worst,
-               (long long)tot[0], (long long)final, per_rank, nb, o->create ? "create" : "allocate");
+               (long long)tot[0], (long long)final, per_rank, nb,
+               o->create ? "create" : "allocate");
         if (all[0] != ST_OK && c->err[0])
             printf(" error=%s", c->err);
         printf("\n");
@@ -675,7 +686,8 @@ static void counter(ctx_t *c)
 
 static int parse_options(int argc, char **argv, options_t *opt_p)
 {
-    options_t opt = {0, "all", 0, 5000, 100, 10, 32, 100, (size_t)4 << 20, 64 << 10, 100000, 0.05, 0.0};
+    options_t opt = {0,   "all", 0, 5000, 100, 10, 32, 100, (size_t)4 << 20, 64 << 10, 100000,
+                     0.05, 0.0};
     const bench_opt_t opts[] = {
         {'m', BENCH_OPT_FLAG, &opt.machine, 0},  {'p', BENCH_OPT_STRING, &opt.part, 0},
         {'c', BENCH_OPT_FLAG, &opt.create, 0},   {'i', BENCH_OPT_INT, &opt.iters, 1},
@@ -688,7 +700,8 @@ static int parse_options(int argc, char **argv, options_t *opt_p)
     if (bench_getopt(argc, argv, opts, (int)(sizeof(opts) / sizeof(opts[0]))) != 0 ||
         opt.max_size > ((size_t)1 << 30) || opt.max_acc > ((size_t)1 << 30))
         return -1;
-    static const char *const parts[] = {"fence", "lock", "lock_all", "pscw", "atomic", "counter", "all"};
+    static const char *const parts[] = {"fence",  "lock",    "lock_all", "pscw",
+                                        "atomic", "counter", "all"};
     for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
         if (strcmp(opt.part, parts[i]) == 0) {
             *opt_p = opt;
@@ -699,7 +712,8 @@ static int parse_options(int argc, char **argv, options_t *opt_p)
 
 static int wants(const options_t *o, const char *part)
 {
-    return strcmp(o->part, part) == 0 || (strcmp(o->part, "all") == 0 && strcmp(part, "counter") != 0);
+    return strcmp(o->part, part) == 0 ||
+           (strcmp(o->part, "all") == 0 && strcmp(part, "counter") != 0);
 }
 
 /* The window of this run: win_bytes on every rank (0 on none). On failure the error is in
