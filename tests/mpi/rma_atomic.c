@@ -1,0 +1,429 @@
+/* Atomicity of one-sided operations, counted exactly (MPI 4.1 12.7.1: concurrent accumulate
+ * calls with the same operation and basic datatype on the same location are atomic per
+ * element; Fetch_and_op and Compare_and_swap are accumulate calls).
+ *
+ * (a) Counter: every rank does N MPI_Fetch_and_op(MPI_SUM, 1) on one word at rank 0, under
+ *     MPI_Win_lock_all (flushing each one) and again under MPI_Win_lock(SHARED) per operation,
+ *     for MPI_INT, MPI_LONG_LONG, MPI_UNSIGNED and MPI_INT64_T. The final value must be
+ *     size * N and the values fetched by all ranks, gathered and sorted, exactly
+ *     0 .. size * N - 1: a lost or doubled update shows as a duplicate or a gap.
+ * (b) A spin lock built on MPI_Compare_and_swap (0 -> rank + 1, released by swapping back)
+ *     protecting a non-atomic read-modify-write of a second word (Get, flush, increment here,
+ *     Put, flush): the count must be exact, and every release must find the lock held by us.
+ * (c) Concurrent MPI_Accumulate(MPI_SUM) of vectors of 1 .. 1000 elements (MPI_DOUBLE holding
+ *     small integers, so that every sum is exact in any order, and MPI_INT) from all ranks to
+ *     the same elements of one target, under lock_all and under fence: exact sums, and the
+ *     elements beyond the count untouched.
+ * (d) Each operator against a model: under an exclusive lock, one origin per target word runs a
+ *     fixed sequence of Fetch_and_op with MPI_REPLACE, MPI_SUM, MPI_NO_OP, MPI_MAX, MPI_MIN,
+ *     MPI_BAND, MPI_BOR, MPI_BXOR and Compare_and_swap (matching and not), and Get_accumulate
+ *     of a vector with MPI_SUM, MPI_NO_OP and MPI_REPLACE; every fetched value and the final
+ *     contents must be what the operator defines.
+ *
+ * Work is bounded by operation counts (N = 2000 per rank, 500 from 8 ranks on), not time.
+ * Runs at 2, 4 and 8 ranks and with FERRY_WAIT=block (every waiting rank sleeps at once). */
+#include "mpitest.h"
+
+#include <stdint.h>
+
+static int N;
+
+/* ---- (a) the counter ---- */
+
+/* One counter type: reads and writes a value of it through a long long. */
+typedef struct {
+    MPI_Datatype type;
+    const char *name;
+    int size;
+} ctype_t;
+
+static long long load_as(const void *p, MPI_Datatype t)
+{
+    if (t == MPI_INT)
+        return *(const int *)p;
+    if (t == MPI_UNSIGNED)
+        return *(const unsigned *)p;
+    if (t == MPI_INT64_T)
+        return *(const int64_t *)p;
+    return *(const long long *)p;
+}
+
+static void store_as(void *p, MPI_Datatype t, long long v)
+{
+    if (t == MPI_INT)
+        *(int *)p = (int)v;
+    else if (t == MPI_UNSIGNED)
+        *(unsigned *)p = (unsigned)v;
+    else if (t == MPI_INT64_T)
+        *(int64_t *)p = v;
+    else
+        *(long long *)p = v;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+/* mode 0: lock_all + flush per op; mode 1: Win_lock(SHARED) + unlock per op. */
+static void counter(const ctype_t *ct, int mode)
+{
+    const char *mname = mode ? "lock shared per op" : "lock_all + flush";
+    int n = mode ? N / 10 : N; /* a lock per operation is slower everywhere */
+    char *base = NULL;
+    MPI_Win win;
+    MPI_OK(MPI_Win_allocate(mt_rank == 0 ? 8 : 0, ct->size, MPI_INFO_NULL, MPI_COMM_WORLD, &base,
+                            &win));
+    if (mt_rank == 0) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        memset(base, 0, 8);
+        MPI_OK(MPI_Win_unlock(0, win));
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+
+    long long *got = mt_malloc(n * sizeof(long long));
+    char one[8], old[8];
+    store_as(one, ct->type, 1);
+    if (mode == 0)
+        MPI_OK(MPI_Win_lock_all(0, win));
+    for (int i = 0; i < n; i++) {
+        if (mode == 1)
+            MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+        MPI_OK(MPI_Fetch_and_op(one, old, ct->type, 0, 0, MPI_SUM, win));
+        if (mode == 1)
+            MPI_OK(MPI_Win_unlock(0, win));
+        else
+            MPI_OK(MPI_Win_flush(0, win));
+        got[i] = load_as(old, ct->type);
+    }
+    if (mode == 0)
+        MPI_OK(MPI_Win_unlock_all(win));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+
+    long long *all = mt_rank == 0 ? mt_malloc((size_t)n * mt_size * sizeof(long long)) : NULL;
+    MPI_OK(MPI_Gather(got, n, MPI_LONG_LONG, all, n, MPI_LONG_LONG, 0, MPI_COMM_WORLD));
+    if (mt_rank == 0) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+        long long final = load_as(base, ct->type);
+        MPI_OK(MPI_Win_unlock(0, win));
+        long long want = (long long)n * mt_size;
+        CHECK(final == want, "counter %s, %s: final value %lld, expected %lld", ct->name, mname,
+              final, want);
+        qsort(all, (size_t)n * mt_size, sizeof(long long), cmp_ll);
+        for (long long i = 0; i < want; i++)
+            if (all[i] != i) {
+                mt_fail(__FILE__, __LINE__, "counter %s, %s: sorted fetched values: [%lld] = "
+                        "%lld, expected %lld (a lost or repeated update)", ct->name, mname, i,
+                        all[i], i);
+                break;
+            }
+        free(all);
+    }
+    free(got);
+    MPI_OK(MPI_Win_free(&win));
+}
+
+/* ---- (b) the CAS lock ---- */
+static void cas_lock(void)
+{
+    int m = N / 10;
+    int *base = NULL;
+    MPI_Win win;
+    /* word 0: the lock (0 free, else holder + 1); word 1: the count. */
+    MPI_OK(MPI_Win_allocate(mt_rank == 0 ? 2 * sizeof(int) : 0, sizeof(int), MPI_INFO_NULL,
+                            MPI_COMM_WORLD, &base, &win));
+    if (mt_rank == 0) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        base[0] = base[1] = 0;
+        MPI_OK(MPI_Win_unlock(0, win));
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_OK(MPI_Win_lock_all(0, win));
+    int me = mt_rank + 1, zero = 0, stolen = 0;
+    long spins = 0;
+    for (int i = 0; i < m; i++) {
+        int prev;
+        do { /* acquire */
+            MPI_OK(MPI_Compare_and_swap(&me, &zero, &prev, MPI_INT, 0, 0, win));
+            MPI_OK(MPI_Win_flush(0, win));
+            spins++;
+        } while (prev != 0);
+        int count = -1;
+        MPI_OK(MPI_Get(&count, 1, MPI_INT, 0, 1, 1, MPI_INT, win));
+        MPI_OK(MPI_Win_flush(0, win));
+        count++;
+        MPI_OK(MPI_Put(&count, 1, MPI_INT, 0, 1, 1, MPI_INT, win));
+        MPI_OK(MPI_Win_flush(0, win));
+        MPI_OK(MPI_Compare_and_swap(&zero, &me, &prev, MPI_INT, 0, 0, win)); /* release */
+        MPI_OK(MPI_Win_flush(0, win));
+        if (prev != me && !stolen++)
+            mt_fail(__FILE__, __LINE__, "CAS lock: at release the lock word was %d, expected "
+                    "%d (ours): two holders at once", prev, me);
+    }
+    MPI_OK(MPI_Win_unlock_all(win));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (mt_rank == 0) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+        CHECK(base[1] == m * mt_size && base[0] == 0,
+              "CAS lock: count %d (expected %d), lock word %d (expected 0)", base[1], m * mt_size,
+              base[0]);
+        MPI_OK(MPI_Win_unlock(0, win));
+    }
+    (void)spins;
+    MPI_OK(MPI_Win_free(&win));
+}
+
+/* ---- (c) concurrent accumulates ---- */
+#define MAXC 1000
+static void concurrent_acc(int use_fence)
+{
+    static const int counts[] = {1, 2, 3, 17, 64, 255, 1000};
+    const int nc = (int)(sizeof counts / sizeof counts[0]);
+    const int reps = N / 200 > 0 ? N / 200 : 1;
+    const char *sync = use_fence ? "fence" : "lock_all";
+    int target = mt_size - 1; /* not rank 0, for a change */
+    double *dbase = NULL;
+    MPI_Win dwin, iwin;
+    int *ibase = NULL;
+    MPI_Aint sz = mt_rank == target ? MAXC + 8 : 0;
+    MPI_OK(MPI_Win_allocate(sz * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD,
+                            &dbase, &dwin));
+    MPI_OK(MPI_Win_allocate(sz * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &ibase,
+                            &iwin));
+    double dv[MAXC];
+    int iv[MAXC];
+    for (int i = 0; i < MAXC; i++) {
+        dv[i] = mt_rank + 1 + i % 5;
+        iv[i] = (mt_rank + 1) * 3 - i % 7;
+    }
+    for (int c = 0; c < nc; c++) {
+        int cnt = counts[c];
+        if (mt_rank == target) {
+            MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, dwin));
+            MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, iwin));
+            for (int i = 0; i < MAXC + 8; i++) {
+                dbase[i] = 0.5; /* an offset that a sum of integers cannot produce */
+                ibase[i] = -1000000;
+            }
+            MPI_OK(MPI_Win_unlock(target, iwin));
+            MPI_OK(MPI_Win_unlock(target, dwin));
+        }
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        if (use_fence) {
+            MPI_OK(MPI_Win_fence(0, dwin));
+            MPI_OK(MPI_Win_fence(0, iwin));
+        } else {
+            MPI_OK(MPI_Win_lock_all(0, dwin));
+            MPI_OK(MPI_Win_lock_all(0, iwin));
+        }
+        for (int r = 0; r < reps; r++) {
+            /* Displacement 1: element 0 must stay untouched too. */
+            MPI_OK(MPI_Accumulate(dv, cnt, MPI_DOUBLE, target, 1, cnt, MPI_DOUBLE, MPI_SUM, dwin));
+            MPI_OK(MPI_Accumulate(iv, cnt, MPI_INT, target, 1, cnt, MPI_INT, MPI_SUM, iwin));
+        }
+        if (use_fence) {
+            MPI_OK(MPI_Win_fence(0, dwin));
+            MPI_OK(MPI_Win_fence(0, iwin));
+        } else {
+            MPI_OK(MPI_Win_unlock_all(iwin));
+            MPI_OK(MPI_Win_unlock_all(dwin));
+        }
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        if (mt_rank == target) {
+            MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, dwin));
+            MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, iwin));
+            for (int i = 0; i < MAXC + 8; i++) {
+                double dw = 0.5;
+                long long iw = -1000000;
+                if (i >= 1 && i <= cnt) {
+                    int k = i - 1;
+                    for (int p = 0; p < mt_size; p++) {
+                        dw += (double)reps * (p + 1 + k % 5);
+                        iw += (long long)reps * ((p + 1) * 3 - k % 7);
+                    }
+                }
+                if (dbase[i] != dw || ibase[i] != iw) {
+                    mt_fail(__FILE__, __LINE__, "concurrent Accumulate(SUM) of %d elements x %d "
+                            "from %d ranks (%s): [%d] double %.1f (expected %.1f), int %d "
+                            "(expected %lld)", cnt, reps, mt_size, sync, i, dbase[i], dw,
+                            ibase[i], iw);
+                    break;
+                }
+            }
+            MPI_OK(MPI_Win_unlock(target, iwin));
+            MPI_OK(MPI_Win_unlock(target, dwin));
+        }
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    }
+    MPI_OK(MPI_Win_free(&iwin));
+    MPI_OK(MPI_Win_free(&dwin));
+}
+
+/* ---- (d) every operator against a model ---- */
+typedef struct {
+    MPI_Op op;
+    const char *name;
+    long long operand;
+} step_t;
+
+static long long apply(MPI_Op op, long long v, long long x, MPI_Datatype t)
+{
+    long long r;
+    if (op == MPI_REPLACE)
+        r = x;
+    else if (op == MPI_SUM)
+        r = v + x;
+    else if (op == MPI_NO_OP)
+        r = v;
+    else if (op == MPI_MAX)
+        r = v > x ? v : x;
+    else if (op == MPI_MIN)
+        r = v < x ? v : x;
+    else if (op == MPI_BAND)
+        r = v & x;
+    else if (op == MPI_BOR)
+        r = v | x;
+    else
+        r = v ^ x;
+    char tmp[8];
+    store_as(tmp, t, r); /* wrap as the type does */
+    return load_as(tmp, t);
+}
+
+static void op_model(MPI_Datatype type, const char *tname, int tsize)
+{
+    static const step_t steps[] = {
+        {MPI_REPLACE, "MPI_REPLACE", 12345}, {MPI_SUM, "MPI_SUM", 7},
+        {MPI_NO_OP, "MPI_NO_OP", 999},       {MPI_MAX, "MPI_MAX", 100000},
+        {MPI_MAX, "MPI_MAX", 5},             {MPI_MIN, "MPI_MIN", 77777},
+        {MPI_MIN, "MPI_MIN", 60000},         {MPI_BAND, "MPI_BAND", 0x7ff0},
+        {MPI_BOR, "MPI_BOR", 0x10001},       {MPI_BXOR, "MPI_BXOR", 0xffff},
+        {MPI_SUM, "MPI_SUM", -10},           {MPI_REPLACE, "MPI_REPLACE", 3},
+        {MPI_MIN, "MPI_MIN", -4},            {MPI_MAX, "MPI_MAX", -9},
+        {MPI_BXOR, "MPI_BXOR", -1},          {MPI_REPLACE, "MPI_REPLACE", 0x5a5a5a},
+    };
+    const int ns = (int)(sizeof steps / sizeof steps[0]);
+    const int VL = 10; /* Get_accumulate vector length */
+    /* Each rank owns word `rank` of every window and a vector after the words; rank r works
+     * on word r of target (r + 1) % size, so each word has one origin. */
+    char *base = NULL;
+    MPI_Win win;
+    MPI_Aint words = mt_size + VL * mt_size, bytes = words * tsize;
+    /* Known deviation, MPICH 4.0: with a Win_allocate size that is not a multiple of 16 bytes,
+     * an access to rank r + 1's window lands in rank r's memory (MPI_INT at 2 and 3 ranks
+     * here); rma_win checks such sizes on their own. */
+    if (mt_is_mpich40())
+        bytes = (bytes + 15) / 16 * 16;
+    MPI_OK(MPI_Win_allocate(bytes, tsize, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, win));
+    memset(base, 0, words * tsize);
+    MPI_OK(MPI_Win_unlock(mt_rank, win));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+
+    int t = (mt_rank + 1) % mt_size;
+    long long model = 0;
+    char x[8], old[8];
+    MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win));
+    for (int s = 0; s < ns; s++) {
+        store_as(x, type, steps[s].operand);
+        memset(old, 0x5c, sizeof old);
+        MPI_OK(MPI_Fetch_and_op(x, old, type, t, mt_rank, steps[s].op, win));
+        MPI_OK(MPI_Win_flush(t, win));
+        long long f = load_as(old, type);
+        CHECK(f == model, "Fetch_and_op %s %s(%lld), step %d: fetched %lld, expected %lld", tname,
+              steps[s].name, steps[s].operand, s, f, model);
+        model = apply(steps[s].op, model, steps[s].operand, type);
+    }
+    /* Compare_and_swap: a compare that does not match leaves the word; one that does swaps. */
+    char cmpv[8], swp[8];
+    store_as(cmpv, type, model + 1);
+    store_as(swp, type, 42);
+    MPI_OK(MPI_Compare_and_swap(swp, cmpv, old, type, t, mt_rank, win));
+    MPI_OK(MPI_Win_flush(t, win));
+    CHECK(load_as(old, type) == model, "Compare_and_swap %s (no match): fetched %lld, expected %lld",
+          tname, load_as(old, type), model);
+    store_as(cmpv, type, model);
+    MPI_OK(MPI_Compare_and_swap(swp, cmpv, old, type, t, mt_rank, win));
+    MPI_OK(MPI_Win_flush(t, win));
+    CHECK(load_as(old, type) == model, "Compare_and_swap %s (match): fetched %lld, expected %lld",
+          tname, load_as(old, type), model);
+    model = 42;
+    /* Get_accumulate on a vector: SUM, NO_OP (a pure atomic read), REPLACE (a swap). */
+    char vin[10 * 8], vout[10 * 8];
+    MPI_Aint vdisp = mt_size + (MPI_Aint)VL * mt_rank;
+    for (int i = 0; i < VL; i++)
+        store_as(vin + i * tsize, type, i * 3 + 1);
+    MPI_OK(MPI_Get_accumulate(vin, VL, type, vout, VL, type, t, vdisp, VL, type, MPI_SUM, win));
+    MPI_OK(MPI_Win_flush(t, win));
+    for (int i = 0; i < VL; i++)
+        CHECK(load_as(vout + i * tsize, type) == 0,
+              "Get_accumulate %s MPI_SUM: fetched [%d] = %lld, expected 0", tname, i,
+              load_as(vout + i * tsize, type));
+    MPI_OK(MPI_Get_accumulate(NULL, 0, type, vout, VL, type, t, vdisp, VL, type, MPI_NO_OP, win));
+    MPI_OK(MPI_Win_flush(t, win));
+    for (int i = 0; i < VL; i++)
+        CHECK(load_as(vout + i * tsize, type) == i * 3 + 1,
+              "Get_accumulate %s MPI_NO_OP: fetched [%d] = %lld, expected %d", tname, i,
+              load_as(vout + i * tsize, type), i * 3 + 1);
+    for (int i = 0; i < VL; i++)
+        store_as(vin + i * tsize, type, -i);
+    MPI_OK(MPI_Get_accumulate(vin, VL, type, vout, VL, type, t, vdisp, VL, type, MPI_REPLACE,
+                              win));
+    MPI_OK(MPI_Win_flush(t, win));
+    for (int i = 0; i < VL; i++)
+        CHECK(load_as(vout + i * tsize, type) == i * 3 + 1,
+              "Get_accumulate %s MPI_REPLACE: fetched [%d] = %lld, expected %d", tname, i,
+              load_as(vout + i * tsize, type), i * 3 + 1);
+    MPI_OK(MPI_Win_unlock(t, win));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+
+    /* The owner checks the final contents of the word and vector its left neighbour used. */
+    int l = (mt_rank + mt_size - 1) % mt_size;
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, mt_rank, 0, win));
+    CHECK(load_as(base + l * tsize, type) == model, "op model %s: final word %lld, expected %lld",
+          tname, load_as(base + l * tsize, type), model);
+    for (int i = 0; i < VL; i++) {
+        long long w = load_as(base + (mt_size + (MPI_Aint)VL * l + i) * tsize, type);
+        CHECK(w == -i, "op model %s: final vector [%d] = %lld, expected %d", tname, i, w, -i);
+    }
+    MPI_OK(MPI_Win_unlock(mt_rank, win));
+    MPI_OK(MPI_Win_free(&win));
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv);
+    N = mt_size >= 8 ? 500 : 2000;
+
+    static const ctype_t types[] = {
+        {0, "MPI_INT", sizeof(int)},
+        {0, "MPI_LONG_LONG", sizeof(long long)},
+        {0, "MPI_UNSIGNED", sizeof(unsigned)},
+        {0, "MPI_INT64_T", sizeof(int64_t)},
+    };
+    ctype_t ct[4];
+    memcpy(ct, types, sizeof ct);
+    ct[0].type = MPI_INT; /* handles are not constant expressions in every mpi.h */
+    ct[1].type = MPI_LONG_LONG;
+    ct[2].type = MPI_UNSIGNED;
+    ct[3].type = MPI_INT64_T;
+
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < 4; i++) {
+        counter(&ct[i], 0);
+        counter(&ct[i], 1);
+    }
+    double t1 = MPI_Wtime();
+    cas_lock();
+    double t2 = MPI_Wtime();
+    concurrent_acc(0);
+    concurrent_acc(1);
+    double t3 = MPI_Wtime();
+    if (getenv("FY_TEST_VERBOSE") && mt_rank == 0)
+        printf("counters %.2f s, CAS lock %.2f s, accumulates %.2f s\n", t1 - t0, t2 - t1, t3 - t2);
+    op_model(MPI_INT, "MPI_INT", sizeof(int));
+    op_model(MPI_LONG_LONG, "MPI_LONG_LONG", sizeof(long long));
+    op_model(MPI_INT64_T, "MPI_INT64_T", sizeof(int64_t));
+    return mt_finish();
+}
