@@ -84,7 +84,8 @@ static void expect(int rc, int cls, const char *clsname, const char *func, const
         mt_fail(__FILE__, line, "%s: the message does not name the value %s: %s", what, value,
                 msg);
 }
-#define EXPECT(rc, cls, func, value, what) expect((rc), (cls), #cls, (func), (value), (what), __LINE__)
+#define EXPECT(rc, cls, func, value, what)                                                        \
+    expect((rc), (cls), #cls, (func), (value), (what), __LINE__)
 
 /* The window lost nothing: every rank's data is as it was, and a Put/Get round trip to the
  * right neighbour works. Collective over the window; called with no epoch open. */
