@@ -66,6 +66,25 @@ static int cmp_ll(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* A start gate: every rank adds 1 to a word at rank 0 and then polls it until all have
+ * arrived, so that the ranks leave together (a barrier lets them go one by one as the
+ * scheduler wakes them, and fast operations then never overlap). The gate window stays in a
+ * lock_all epoch for the whole program. */
+static MPI_Win gate_win;
+static long long gate_gen;
+
+static void gate(void)
+{
+    long long one = 1, zero = 0, v = 0;
+    gate_gen++;
+    MPI_OK(MPI_Fetch_and_op(&one, &v, MPI_LONG_LONG, 0, 0, MPI_SUM, gate_win));
+    MPI_OK(MPI_Win_flush(0, gate_win));
+    while (v < gate_gen * mt_size) {
+        MPI_OK(MPI_Fetch_and_op(&zero, &v, MPI_LONG_LONG, 0, 0, MPI_NO_OP, gate_win));
+        MPI_OK(MPI_Win_flush(0, gate_win));
+    }
+}
+
 /* mode 0: lock_all + flush per op; mode 1: Win_lock(SHARED) + unlock per op.
  *
  * Where operations are fast (CPU atomics on shared memory), a rank may do all of its n before
@@ -98,6 +117,7 @@ static void counter(const ctype_t *ct, int mode)
     do {
         long long *g = got + per;
         int m = n << rounds;
+        gate();
         if (mode == 0)
             MPI_OK(MPI_Win_lock_all(0, win));
         for (int i = 0; i < m; i++) {
@@ -172,6 +192,7 @@ static void cas_lock(void)
     int me = mt_rank + 1, zero = 0, stolen = 0, rounds = 0, contended = 0;
     long spins = 0, total = 0;
     do {
+        gate();
         MPI_OK(MPI_Win_lock_all(0, win));
         for (int i = 0; i < (m << rounds); i++) {
             int prev;
@@ -434,6 +455,16 @@ int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
     N = mt_size >= 8 ? 500 : 2000;
+    long long *gbase = NULL;
+    MPI_OK(MPI_Win_allocate(mt_rank == 0 ? sizeof(long long) : 0, sizeof(long long),
+                            MPI_INFO_NULL, MPI_COMM_WORLD, &gbase, &gate_win));
+    if (mt_rank == 0) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, gate_win));
+        *gbase = 0;
+        MPI_OK(MPI_Win_unlock(0, gate_win));
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_OK(MPI_Win_lock_all(0, gate_win));
 
     static const ctype_t types[] = {
         {0, "MPI_INT", sizeof(int)},
@@ -464,5 +495,7 @@ int main(int argc, char **argv)
     op_model(MPI_INT, "MPI_INT", sizeof(int));
     op_model(MPI_LONG_LONG, "MPI_LONG_LONG", sizeof(long long));
     op_model(MPI_INT64_T, "MPI_INT64_T", sizeof(int64_t));
+    MPI_OK(MPI_Win_unlock_all(gate_win));
+    MPI_OK(MPI_Win_free(&gate_win));
     return mt_finish();
 }

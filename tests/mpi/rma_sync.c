@@ -13,6 +13,8 @@
  * - Win_lock_all/Win_unlock_all from every rank to every rank, and the flushes:
  *   Win_flush_local (the origin buffer is reusable: it is overwritten and sent again),
  *   Win_flush (remote completion: a Get sees it), Win_flush_local_all, Win_flush_all.
+ * - Lock compatibility: shared locks of one target held by all ranks at once (a token passed
+ *   around a ring while each holds its lock), an exclusive lock excluding another.
  * - Win_sync in the unified model: on a shared window each rank stores into its own segment
  *   directly, Win_sync + barrier + Win_sync, and the others see the values both by Get and by
  *   loads through Win_shared_query's pointer; two rounds, so a stale value shows.
@@ -225,6 +227,72 @@ static void test_lock_all_flush(void)
     MPI_OK(MPI_Win_free(&win));
 }
 
+/* Lock compatibility (MPI 4.1 12.5.3): shared locks of one target are held at once by several
+ * origins; an exclusive one by one origin at a time. Rank 0's window is the target.
+ * Shared: each rank in turn takes a shared lock and makes it effective with a Get + flush,
+ * and only then passes a token (by message) to the next; the last holder sends the token back
+ * to rank 0 and everyone unlocks. If a shared lock excluded another, this would not end (the
+ * test's timeout). Exclusive: rank 1 holds an exclusive lock and stores a marker in two steps
+ * (a Put of 1, flush, then a Put of 2) with a message to rank 2 in between; rank 2 takes its
+ * exclusive lock only after that message and must then read 2, never 1. */
+static void test_lock_compat(void)
+{
+    if (mt_size < 2)
+        return;
+    int *b = NULL;
+    MPI_Win win;
+    MPI_OK(MPI_Win_allocate(mt_rank == 0 ? 4 * sizeof(int) : 0, sizeof(int), MPI_INFO_NULL,
+                            MPI_COMM_WORLD, &b, &win));
+    if (mt_rank == 0) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        b[0] = b[1] = b[2] = b[3] = 0;
+        MPI_OK(MPI_Win_unlock(0, win));
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+
+    int token = 0, got = -1;
+    if (mt_rank > 0)
+        MPI_OK(MPI_Recv(&token, 1, MPI_INT, mt_rank - 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    MPI_OK(MPI_Get(&got, 1, MPI_INT, 0, 0, 1, MPI_INT, win));
+    MPI_OK(MPI_Win_flush(0, win)); /* the lock is held now */
+    token++;
+    MPI_OK(MPI_Send(&token, 1, MPI_INT, (mt_rank + 1) % mt_size, 7, MPI_COMM_WORLD));
+    if (mt_rank == 0) {
+        MPI_OK(MPI_Recv(&token, 1, MPI_INT, mt_size - 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK(token == mt_size, "shared locks: token %d after the ring, expected %d", token,
+              mt_size);
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD)); /* every rank holds its shared lock here */
+    MPI_OK(MPI_Win_unlock(0, win));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+
+    if (mt_size >= 3 && (mt_rank == 1 || mt_rank == 2)) {
+        int one = 1, two = 2, go = 0;
+        if (mt_rank == 1) {
+            MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+            MPI_OK(MPI_Put(&one, 1, MPI_INT, 0, 1, 1, MPI_INT, win));
+            MPI_OK(MPI_Win_flush(0, win));
+            MPI_OK(MPI_Send(&go, 1, MPI_INT, 2, 8, MPI_COMM_WORLD));
+            /* Give rank 2 time to try its lock while this one is held. */
+            double t0 = MPI_Wtime();
+            while (MPI_Wtime() - t0 < 0.2)
+                ;
+            MPI_OK(MPI_Put(&two, 1, MPI_INT, 0, 1, 1, MPI_INT, win));
+            MPI_OK(MPI_Win_unlock(0, win));
+        } else {
+            MPI_OK(MPI_Recv(&go, 1, MPI_INT, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+            MPI_OK(MPI_Get(&got, 1, MPI_INT, 0, 1, 1, MPI_INT, win));
+            MPI_OK(MPI_Win_unlock(0, win));
+            CHECK(got == 2, "exclusive locks: read %d inside rank 1's exclusive epoch (expected "
+                  "2, written just before rank 1 unlocked)", got);
+        }
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_OK(MPI_Win_free(&win));
+}
+
 static void test_sync_shared(void)
 {
     MPI_Comm node;
@@ -279,6 +347,7 @@ int main(int argc, char **argv)
     test_fence();
     test_pscw();
     test_lock_all_flush();
+    test_lock_compat();
     test_sync_shared();
     return mt_finish();
 }
