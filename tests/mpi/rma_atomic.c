@@ -20,6 +20,11 @@
  *     of a vector with MPI_SUM, MPI_NO_OP and MPI_REPLACE; every fetched value and the final
  *     contents must be what the operator defines.
  *
+ * (e) Mixed calls on the same elements: Accumulate, Fetch_and_op and Get_accumulate, all
+ *     MPI_SUM on MPI_INT, from different ranks at once: exact sums.
+ * (a, c, e) run on windows of every flavour: Win_allocate, Win_create over malloc and over
+ * MPI_Alloc_mem memory, Win_create_dynamic (absolute addresses).
+ *
  * Work is bounded by operation counts (N = 2000 per rank, 500 from 8 ranks on), not time.
  * Runs at 2, 4 and 8 ranks and with FERRY_WAIT=block (every waiting rank sleeps at once). */
 #include "mpitest.h"
@@ -66,6 +71,78 @@ static int cmp_ll(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* ---- window flavours ----
+ * The same checks run on windows of several flavours, since an implementation reaches their
+ * memory differently (Ferry: Win_allocate and Alloc_mem memory mapped by every rank of the
+ * host; malloc memory and dynamic windows by single copy, accumulates under a lock). */
+enum { FL_ALLOCATE, FL_MALLOC, FL_ALLOCMEM, FL_DYNAMIC, FL_COUNT };
+static const char *fl_name[FL_COUNT] = {"Win_allocate", "Win_create(malloc)",
+                                        "Win_create(Alloc_mem)", "Win_create_dynamic"};
+
+typedef struct {
+    MPI_Win win;
+    int flavor;
+    void *base;     /* local memory (NULL when bytes is 0) */
+    MPI_Aint disp0; /* the target displacement of the first byte of owner's memory */
+    int unit;       /* the displacement unit (1 for dynamic windows) */
+} fwin_t;
+
+/* Collective. The rank `owner` gives `bytes` bytes (zeroed), the others none. Displacements
+ * of element k are disp0 + k (dynamic: disp0 + k * unit bytes, an absolute address). */
+static void fwin_make(fwin_t *w, int flavor, int owner, MPI_Aint bytes, int unit)
+{
+    MPI_Aint mine = mt_rank == owner ? bytes : 0;
+    w->flavor = flavor;
+    w->base = NULL;
+    w->disp0 = 0;
+    w->unit = flavor == FL_DYNAMIC ? 1 : unit;
+    switch (flavor) {
+    case FL_ALLOCATE:
+        MPI_OK(MPI_Win_allocate(mine, unit, MPI_INFO_NULL, MPI_COMM_WORLD, &w->base, &w->win));
+        break;
+    case FL_MALLOC:
+        w->base = mine ? mt_malloc(mine) : NULL;
+        MPI_OK(MPI_Win_create(w->base, mine, unit, MPI_INFO_NULL, MPI_COMM_WORLD, &w->win));
+        break;
+    case FL_ALLOCMEM:
+        if (mine)
+            MPI_OK(MPI_Alloc_mem(mine, MPI_INFO_NULL, &w->base));
+        MPI_OK(MPI_Win_create(w->base, mine, unit, MPI_INFO_NULL, MPI_COMM_WORLD, &w->win));
+        break;
+    default:
+        MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w->win));
+        if (mine) {
+            w->base = mt_malloc(mine);
+            MPI_OK(MPI_Win_attach(w->win, w->base, mine));
+            MPI_OK(MPI_Get_address(w->base, &w->disp0));
+        }
+        MPI_OK(MPI_Bcast(&w->disp0, 1, MPI_AINT, owner, MPI_COMM_WORLD));
+        break;
+    }
+    if (mine) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, owner, 0, w->win));
+        memset(w->base, 0, mine);
+        MPI_OK(MPI_Win_unlock(owner, w->win));
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+static MPI_Aint fwin_disp(const fwin_t *w, MPI_Aint k, int esize)
+{
+    return w->flavor == FL_DYNAMIC ? w->disp0 + k * esize : k;
+}
+
+static void fwin_free(fwin_t *w)
+{
+    if (w->flavor == FL_DYNAMIC && w->base)
+        MPI_OK(MPI_Win_detach(w->win, w->base));
+    MPI_OK(MPI_Win_free(&w->win));
+    if (w->flavor == FL_ALLOCMEM && w->base)
+        MPI_OK(MPI_Free_mem(w->base));
+    else if (w->flavor != FL_ALLOCATE)
+        free(w->base);
+}
+
 /* A start gate: every rank adds 1 to a word at rank 0 and then polls it until all have
  * arrived, so that the ranks leave together (a barrier lets them go one by one as the
  * scheduler wakes them, and fast operations then never overlap). The gate window stays in a
@@ -94,20 +171,17 @@ static void gate(void)
  * run that never interleaves says so (it shows nothing about atomicity) but does not fail:
  * scheduling is not the library's to promise. */
 #define MAX_ROUNDS 8
-static void counter(const ctype_t *ct, int mode)
+static void counter(const ctype_t *ct, int mode, int flavor)
 {
-    const char *mname = mode ? "lock shared per op" : "lock_all + flush";
+    char mname[96];
+    snprintf(mname, sizeof mname, "%s, %s", mode ? "lock shared per op" : "lock_all + flush",
+             fl_name[flavor]);
     int n = mode ? N / 10 : N; /* a lock per operation is slower everywhere */
-    char *base = NULL;
-    MPI_Win win;
-    MPI_OK(MPI_Win_allocate(mt_rank == 0 ? 8 : 0, ct->size, MPI_INFO_NULL, MPI_COMM_WORLD, &base,
-                            &win));
-    if (mt_rank == 0) {
-        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
-        memset(base, 0, 8);
-        MPI_OK(MPI_Win_unlock(0, win));
-    }
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    fwin_t fw;
+    fwin_make(&fw, flavor, 0, 8, ct->size);
+    MPI_Win win = fw.win;
+    char *base = fw.base;
+    MPI_Aint cdisp = fwin_disp(&fw, 0, ct->size);
 
     long long *got = mt_malloc(((size_t)1 << MAX_ROUNDS) * n * sizeof(long long));
     char one[8], old[8];
@@ -123,7 +197,7 @@ static void counter(const ctype_t *ct, int mode)
         for (int i = 0; i < m; i++) {
             if (mode == 1)
                 MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
-            MPI_OK(MPI_Fetch_and_op(one, old, ct->type, 0, 0, MPI_SUM, win));
+            MPI_OK(MPI_Fetch_and_op(one, old, ct->type, 0, cdisp, MPI_SUM, win));
             if (mode == 1)
                 MPI_OK(MPI_Win_unlock(0, win));
             else
@@ -169,7 +243,7 @@ static void counter(const ctype_t *ct, int mode)
                    "between two of its own (not concurrent: nothing shown about atomicity)");
     }
     free(got);
-    MPI_OK(MPI_Win_free(&win));
+    fwin_free(&fw);
 }
 
 /* ---- (b) the CAS lock ---- */
@@ -188,7 +262,7 @@ static void cas_lock(void)
     }
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     /* Rounds of m, 2m, 4m, ... until some rank had to retry an acquisition (the lock was
-     * contended), at most 6 rounds, as for the counter. */
+     * contended), at most 8 rounds, as for the counter. */
     int me = mt_rank + 1, zero = 0, stolen = 0, rounds = 0, contended = 0;
     long spins = 0, total = 0;
     do {
@@ -218,7 +292,7 @@ static void cas_lock(void)
         int mine = spins > total;
         MPI_OK(MPI_Allreduce(&mine, &contended, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
         rounds++;
-    } while (!contended && rounds < 6);
+    } while (!contended && rounds < 8);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (mt_rank == 0) {
         MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
@@ -235,21 +309,20 @@ static void cas_lock(void)
 
 /* ---- (c) concurrent accumulates ---- */
 #define MAXC 1000
-static void concurrent_acc(int use_fence)
+static void concurrent_acc(int use_fence, int flavor)
 {
     static const int counts[] = {1, 2, 3, 17, 64, 255, 1000};
     const int nc = (int)(sizeof counts / sizeof counts[0]);
     const int reps = N / 200 > 0 ? N / 200 : 1;
-    const char *sync = use_fence ? "fence" : "lock_all";
+    char sync[96];
+    snprintf(sync, sizeof sync, "%s, %s", use_fence ? "fence" : "lock_all", fl_name[flavor]);
     int target = mt_size - 1; /* not rank 0, for a change */
-    double *dbase = NULL;
-    MPI_Win dwin, iwin;
-    int *ibase = NULL;
-    MPI_Aint sz = mt_rank == target ? MAXC + 8 : 0;
-    MPI_OK(MPI_Win_allocate(sz * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD,
-                            &dbase, &dwin));
-    MPI_OK(MPI_Win_allocate(sz * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &ibase,
-                            &iwin));
+    fwin_t fd, fi;
+    fwin_make(&fd, flavor, target, (MAXC + 8) * sizeof(double), sizeof(double));
+    fwin_make(&fi, flavor, target, (MAXC + 8) * sizeof(int), sizeof(int));
+    MPI_Win dwin = fd.win, iwin = fi.win;
+    double *dbase = fd.base;
+    int *ibase = fi.base;
     double dv[MAXC];
     int iv[MAXC];
     for (int i = 0; i < MAXC; i++) {
@@ -276,10 +349,13 @@ static void concurrent_acc(int use_fence)
             MPI_OK(MPI_Win_lock_all(0, dwin));
             MPI_OK(MPI_Win_lock_all(0, iwin));
         }
+        gate();
         for (int r = 0; r < reps; r++) {
             /* Displacement 1: element 0 must stay untouched too. */
-            MPI_OK(MPI_Accumulate(dv, cnt, MPI_DOUBLE, target, 1, cnt, MPI_DOUBLE, MPI_SUM, dwin));
-            MPI_OK(MPI_Accumulate(iv, cnt, MPI_INT, target, 1, cnt, MPI_INT, MPI_SUM, iwin));
+            MPI_OK(MPI_Accumulate(dv, cnt, MPI_DOUBLE, target, fwin_disp(&fd, 1, sizeof(double)),
+                                  cnt, MPI_DOUBLE, MPI_SUM, dwin));
+            MPI_OK(MPI_Accumulate(iv, cnt, MPI_INT, target, fwin_disp(&fi, 1, sizeof(int)), cnt,
+                                  MPI_INT, MPI_SUM, iwin));
         }
         if (use_fence) {
             MPI_OK(MPI_Win_fence(0, dwin));
@@ -315,8 +391,57 @@ static void concurrent_acc(int use_fence)
         }
         MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     }
-    MPI_OK(MPI_Win_free(&iwin));
-    MPI_OK(MPI_Win_free(&dwin));
+    fwin_free(&fi);
+    fwin_free(&fd);
+}
+
+/* ---- (e) different accumulate calls on the same elements ----
+ * The standard's atomicity holds across Accumulate, Get_accumulate and Fetch_and_op with the
+ * same operator and basic type (MPI 4.1 12.7.1). Under lock_all, ranks with rank % 3 == 0
+ * add a vector of NM ones with MPI_Accumulate, rank % 3 == 1 add 1 to each element with
+ * MPI_Fetch_and_op, rank % 3 == 2 with MPI_Get_accumulate of the vector; each R times. Every
+ * element must end at size * R. (An implementation that does single-element Fetch_and_op as
+ * CPU atomics and vector accumulates under a lock must make them exclude each other.) */
+#define NM 64
+static void mixed(int flavor)
+{
+    const int R = N / 20;
+    fwin_t fw;
+    fwin_make(&fw, flavor, 0, NM * sizeof(int), sizeof(int));
+    int ones[NM], res[NM], one = 1, old;
+    for (int i = 0; i < NM; i++)
+        ones[i] = 1;
+    gate();
+    MPI_OK(MPI_Win_lock_all(0, fw.win));
+    for (int r = 0; r < R; r++) {
+        if (mt_rank % 3 == 0)
+            MPI_OK(MPI_Accumulate(ones, NM, MPI_INT, 0, fwin_disp(&fw, 0, sizeof(int)), NM,
+                                  MPI_INT, MPI_SUM, fw.win));
+        else if (mt_rank % 3 == 1)
+            for (int k = 0; k < NM; k++)
+                MPI_OK(MPI_Fetch_and_op(&one, &old, MPI_INT, 0, fwin_disp(&fw, k, sizeof(int)),
+                                        MPI_SUM, fw.win));
+        else
+            MPI_OK(MPI_Get_accumulate(ones, NM, MPI_INT, res, NM, MPI_INT, 0,
+                                      fwin_disp(&fw, 0, sizeof(int)), NM, MPI_INT, MPI_SUM,
+                                      fw.win));
+        MPI_OK(MPI_Win_flush(0, fw.win));
+    }
+    MPI_OK(MPI_Win_unlock_all(fw.win));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (mt_rank == 0) {
+        int *m = fw.base;
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, fw.win));
+        for (int k = 0; k < NM; k++)
+            if (m[k] != mt_size * R) {
+                mt_fail(__FILE__, __LINE__, "mixed Accumulate/Fetch_and_op/Get_accumulate "
+                        "(MPI_SUM, %s): element %d = %d, expected %d", fl_name[flavor], k, m[k],
+                        mt_size * R);
+                break;
+            }
+        MPI_OK(MPI_Win_unlock(0, fw.win));
+    }
+    fwin_free(&fw);
 }
 
 /* ---- (d) every operator against a model ---- */
@@ -481,14 +606,21 @@ int main(int argc, char **argv)
 
     double t0 = MPI_Wtime();
     for (int i = 0; i < 4; i++) {
-        counter(&ct[i], 0);
-        counter(&ct[i], 1);
+        counter(&ct[i], 0, FL_ALLOCATE);
+        counter(&ct[i], 1, FL_ALLOCATE);
+    }
+    for (int f = FL_MALLOC; f < FL_COUNT; f++) {
+        counter(&ct[0], 0, f); /* MPI_INT */
+        counter(&ct[1], 0, f); /* MPI_LONG_LONG */
     }
     double t1 = MPI_Wtime();
     cas_lock();
     double t2 = MPI_Wtime();
-    concurrent_acc(0);
-    concurrent_acc(1);
+    for (int f = 0; f < FL_COUNT; f++) {
+        concurrent_acc(0, f);
+        concurrent_acc(1, f);
+        mixed(f);
+    }
     double t3 = MPI_Wtime();
     if (getenv("FY_TEST_VERBOSE") && mt_rank == 0)
         printf("counters %.2f s, CAS lock %.2f s, accumulates %.2f s\n", t1 - t0, t2 - t1, t3 - t2);
