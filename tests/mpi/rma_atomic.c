@@ -4,7 +4,8 @@
  *
  * (a) Counter: every rank does N MPI_Fetch_and_op(MPI_SUM, 1) on one word at rank 0, under
  *     MPI_Win_lock_all (flushing each one) and again under MPI_Win_lock(SHARED) per operation,
- *     for MPI_INT, MPI_LONG_LONG, MPI_UNSIGNED and MPI_INT64_T. The final value must be
+ *     for MPI_INT, MPI_LONG_LONG, MPI_UNSIGNED and MPI_INT64_T (and MPI_DOUBLE holding
+ *     integers, which no CPU atomic instruction adds). The final value must be
  *     size * N and the values fetched by all ranks, gathered and sorted, exactly
  *     0 .. size * N - 1: a lost or doubled update shows as a duplicate or a gap.
  * (b) A spin lock built on MPI_Compare_and_swap (0 -> rank + 1, released by swapping back)
@@ -50,6 +51,8 @@ static long long load_as(const void *p, MPI_Datatype t)
         return *(const unsigned *)p;
     if (t == MPI_INT64_T)
         return *(const int64_t *)p;
+    if (t == MPI_DOUBLE)
+        return (long long)*(const double *)p;
     return *(const long long *)p;
 }
 
@@ -61,6 +64,8 @@ static void store_as(void *p, MPI_Datatype t, long long v)
         *(unsigned *)p = (unsigned)v;
     else if (t == MPI_INT64_T)
         *(int64_t *)p = v;
+    else if (t == MPI_DOUBLE)
+        *(double *)p = (double)v;
     else
         *(long long *)p = v;
 }
@@ -596,16 +601,18 @@ int main(int argc, char **argv)
         {0, "MPI_LONG_LONG", sizeof(long long)},
         {0, "MPI_UNSIGNED", sizeof(unsigned)},
         {0, "MPI_INT64_T", sizeof(int64_t)},
+        {0, "MPI_DOUBLE", sizeof(double)},
     };
-    ctype_t ct[4];
+    ctype_t ct[5];
     memcpy(ct, types, sizeof ct);
     ct[0].type = MPI_INT; /* handles are not constant expressions in every mpi.h */
     ct[1].type = MPI_LONG_LONG;
     ct[2].type = MPI_UNSIGNED;
     ct[3].type = MPI_INT64_T;
+    ct[4].type = MPI_DOUBLE; /* not a CPU-atomic type: exact for integers below 2^53 */
 
     double t0 = MPI_Wtime();
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         counter(&ct[i], 0, FL_ALLOCATE);
         counter(&ct[i], 1, FL_ALLOCATE);
     }

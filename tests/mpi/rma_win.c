@@ -8,6 +8,8 @@
  *   alloc_shared_noncontig=true; MPI_Win_create_dynamic with Win_attach/Win_detach, reached by
  *   absolute addresses from MPI_Get_address shared with MPI_Allgather. Each window moves data
  *   (Put to the right neighbour, Get from the left, under fence or lock_all) and is checked.
+ * - Data of 1 byte to 4 MiB at an odd offset on every flavour (also a shared window of one
+ *   rank), and a disp_unit of 3.
  * - MPI_Win_free sets the handle to MPI_WIN_NULL.
  * - Attributes: MPI_WIN_BASE (void *), MPI_WIN_SIZE (MPI_Aint *), MPI_WIN_DISP_UNIT (int *),
  *   MPI_WIN_CREATE_FLAVOR (int *), MPI_WIN_MODEL (int *, MPI_WIN_UNIFIED: Ferry's windows are
@@ -336,6 +338,118 @@ static void test_dynamic(void)
     free(r2);
 }
 
+/* Data of many sizes on every flavour, under lock_all: Put to the right neighbour at an odd
+ * byte offset, flush, Get back, compare; the owner then checks what its left neighbour left.
+ * Sizes from 1 byte to 4 MiB (single-copy and mapped paths of every size class), and a
+ * Win_create with disp_unit 3 (displacements scaled by a unit that is no power of two). */
+#define BIG ((MPI_Aint)4 << 20)
+static void test_sizes(void)
+{
+    static const MPI_Aint sizes[] = {1, 7, 4096, 65536 + 13, (1 << 20) + 13, BIG};
+    const int ns = (int)(sizeof sizes / sizeof sizes[0]);
+    const MPI_Aint wbytes = BIG + 64;
+    unsigned char *src = mt_malloc(BIG), *back = mt_malloc(BIG);
+    static const char *names[] = {"Win_allocate", "Win_create(malloc)", "Win_create(Alloc_mem)",
+                                  "Win_create_dynamic", "Win_allocate_shared(self)"};
+    for (int f = 0; f < 5; f++) {
+        unsigned char *base = NULL;
+        MPI_Win win;
+        MPI_Aint d0 = 0, *d0s = mt_malloc(mt_size * sizeof(MPI_Aint));
+        switch (f) {
+        case 0:
+            MPI_OK(MPI_Win_allocate(wbytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+            break;
+        case 1:
+            base = mt_malloc(wbytes);
+            MPI_OK(MPI_Win_create(base, wbytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+            break;
+        case 2:
+            MPI_OK(MPI_Alloc_mem(wbytes, MPI_INFO_NULL, &base));
+            MPI_OK(MPI_Win_create(base, wbytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+            break;
+        case 3:
+            base = mt_malloc(wbytes);
+            MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+            MPI_OK(MPI_Win_attach(win, base, wbytes));
+            MPI_OK(MPI_Get_address(base, &d0));
+            break;
+        default: /* one rank per shared window: every rank reaches the others by RMA only */
+            MPI_OK(MPI_Win_allocate_shared(wbytes, 1, MPI_INFO_NULL, MPI_COMM_SELF, &base, &win));
+            break;
+        }
+        if (f == 4) { /* a window over COMM_SELF: each rank is its own neighbour */
+            MPI_OK(MPI_Win_lock_all(0, win));
+            for (int k = 0; k < ns; k++) {
+                mt_fill(src, sizes[k], (unsigned)(sizes[k] + 17 * mt_rank));
+                memset(back, 0, sizes[k]);
+                MPI_OK(MPI_Put(src, (int)sizes[k], MPI_BYTE, 0, 5, (int)sizes[k], MPI_BYTE, win));
+                MPI_OK(MPI_Win_flush(0, win));
+                MPI_OK(MPI_Get(back, (int)sizes[k], MPI_BYTE, 0, 5, (int)sizes[k], MPI_BYTE, win));
+                MPI_OK(MPI_Win_flush(0, win));
+                CHECK_DATA(back, sizes[k], (unsigned)(sizes[k] + 17 * mt_rank),
+                           "%s: %ld bytes", names[f], (long)sizes[k]);
+            }
+            MPI_OK(MPI_Win_unlock_all(win));
+            MPI_OK(MPI_Win_free(&win));
+            free(d0s);
+            continue;
+        }
+        MPI_OK(MPI_Allgather(&d0, 1, MPI_AINT, d0s, 1, MPI_AINT, MPI_COMM_WORLD));
+        MPI_OK(MPI_Win_lock_all(0, win));
+        for (int k = 0; k < ns; k++) {
+            unsigned seed = (unsigned)(sizes[k] + 17 * mt_rank);
+            mt_fill(src, sizes[k], seed);
+            memset(back, 0, sizes[k]);
+            MPI_Aint disp = MPI_Aint_add(d0s[right], 5);
+            MPI_OK(MPI_Put(src, (int)sizes[k], MPI_BYTE, right, disp, (int)sizes[k], MPI_BYTE,
+                           win));
+            MPI_OK(MPI_Win_flush(right, win));
+            MPI_OK(MPI_Get(back, (int)sizes[k], MPI_BYTE, right, disp, (int)sizes[k], MPI_BYTE,
+                           win));
+            MPI_OK(MPI_Win_flush(right, win));
+            CHECK_DATA(back, sizes[k], seed, "%s: %ld bytes to rank %d and back", names[f],
+                       (long)sizes[k], right);
+        }
+        MPI_OK(MPI_Win_unlock_all(win));
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, mt_rank, 0, win));
+        CHECK_DATA(base + 5, BIG, (unsigned)(BIG + 17 * left), "%s: my window after rank %d's "
+                   "last Put", names[f], left);
+        MPI_OK(MPI_Win_unlock(mt_rank, win));
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        if (f == 3)
+            MPI_OK(MPI_Win_detach(win, base));
+        MPI_OK(MPI_Win_free(&win));
+        if (f == 1 || f == 3)
+            free(base);
+        if (f == 2)
+            MPI_OK(MPI_Free_mem(base));
+        free(d0s);
+    }
+    free(src);
+    free(back);
+
+    /* disp_unit 3: a char Put at displacement 5 lands at byte 15. */
+    char *m3 = mt_malloc(30);
+    memset(m3, '.', 30);
+    MPI_Win w3;
+    MPI_OK(MPI_Win_create(m3, 30, 3, MPI_INFO_NULL, MPI_COMM_WORLD, &w3));
+    char c = (char)('A' + mt_rank % 26);
+    MPI_OK(MPI_Win_fence(0, w3));
+    MPI_OK(MPI_Put(&c, 1, MPI_CHAR, right, 5, 1, MPI_CHAR, w3));
+    MPI_OK(MPI_Win_fence(0, w3));
+    for (int i = 0; i < 30; i++) {
+        char want = i == 15 ? (char)('A' + left % 26) : '.';
+        if (m3[i] != want) {
+            mt_fail(__FILE__, __LINE__, "disp_unit 3: byte %d = '%c', expected '%c'", i, m3[i],
+                    want);
+            break;
+        }
+    }
+    MPI_OK(MPI_Win_free(&w3));
+    free(m3);
+}
+
 /* ---- keyvals ---- */
 static int deletes;
 static MPI_Win del_win;
@@ -624,6 +738,7 @@ int main(int argc, char **argv)
     test_allocate();
     test_shared();
     test_dynamic();
+    test_sizes();
     test_attrs_names_group();
     test_errhandler();
     test_info();
