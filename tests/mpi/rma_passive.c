@@ -183,13 +183,13 @@ int main(int argc, char **argv)
 
     MPI_Win win[3];
     int *mem[3] = {NULL, NULL, NULL};
-    MPI_OK(MPI_Win_allocate(bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem[0], &win[0]));
+    MPI_MUST(MPI_Win_allocate(bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem[0], &win[0]));
     if (mt_rank == 0) {
         mem[1] = mt_malloc(bytes);
-        MPI_OK(MPI_Alloc_mem(bytes, MPI_INFO_NULL, &mem[2]));
+        MPI_MUST(MPI_Alloc_mem(bytes, MPI_INFO_NULL, &mem[2]));
     }
-    MPI_OK(MPI_Win_create(mem[1], bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win[1]));
-    MPI_OK(MPI_Win_create(mem[2], bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win[2]));
+    MPI_MUST(MPI_Win_create(mem[1], bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win[1]));
+    MPI_MUST(MPI_Win_create(mem[2], bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win[2]));
     if (mt_rank == 0)
         for (int w = 0; w < 3; w++) {
             MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win[w]));

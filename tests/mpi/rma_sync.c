@@ -30,7 +30,8 @@ static void test_fence(void)
 {
     int *b = NULL;
     MPI_Win win;
-    MPI_OK(MPI_Win_allocate(8 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &b, &win));
+    MPI_MUST(MPI_Win_allocate(8 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+                              &b, &win));
     MPI_OK(MPI_Win_fence(0, win));
     for (int i = 0; i < 8; i++)
         b[i] = -1;
@@ -88,7 +89,8 @@ static void test_pscw(void)
 {
     int *b = NULL;
     MPI_Win win;
-    MPI_OK(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &b, &win));
+    MPI_MUST(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+                              &b, &win));
     MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, win));
     for (int i = 0; i < 4; i++)
         b[i] = -1;
@@ -169,7 +171,8 @@ static void test_lock_all_flush(void)
     int *b = NULL;
     MPI_Win win;
     MPI_Aint n = (MPI_Aint)NL * (mt_size + 1);
-    MPI_OK(MPI_Win_allocate(n * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &b, &win));
+    MPI_MUST(MPI_Win_allocate(n * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+                              &b, &win));
     MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, win));
     for (MPI_Aint i = 0; i < n; i++)
         b[i] = -1;
@@ -241,7 +244,7 @@ static void test_lock_compat(void)
         return;
     int *b = NULL;
     MPI_Win win;
-    MPI_OK(MPI_Win_allocate(mt_rank == 0 ? 4 * sizeof(int) : 0, sizeof(int), MPI_INFO_NULL,
+    MPI_MUST(MPI_Win_allocate(mt_rank == 0 ? 4 * sizeof(int) : 0, sizeof(int), MPI_INFO_NULL,
                             MPI_COMM_WORLD, &b, &win));
     if (mt_rank == 0) {
         MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
@@ -302,7 +305,8 @@ static void test_sync_shared(void)
     MPI_Comm_size(node, &ns);
     int *mine = NULL;
     MPI_Win win;
-    MPI_OK(MPI_Win_allocate_shared(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, node, &mine, &win));
+    MPI_MUST(MPI_Win_allocate_shared(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, node,
+                                     &mine, &win));
     int **seg = mt_malloc(ns * sizeof(int *));
     for (int r = 0; r < ns; r++) {
         MPI_Aint sz;

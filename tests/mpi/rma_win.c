@@ -99,7 +99,8 @@ static void test_create(void)
     /* malloc memory, disp_unit sizeof(int). */
     int *mem = mt_malloc(NI * sizeof(int));
     MPI_Win win = MPI_WIN_NULL;
-    MPI_OK(MPI_Win_create(mem, NI * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MPI_MUST(MPI_Win_create(mem, NI * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+                            &win));
     check_attrs(win, mem, NI * sizeof(int), sizeof(int), MPI_WIN_FLAVOR_CREATE,
                 "Win_create(malloc)");
     fence_roundtrip(win, mem, 0, "Win_create(malloc)");
@@ -109,10 +110,10 @@ static void test_create(void)
 
     /* MPI_Alloc_mem memory, disp_unit 1: the displacement is in bytes. */
     int *am = NULL;
-    MPI_OK(MPI_Alloc_mem(2 * NI * sizeof(int), MPI_INFO_NULL, &am));
+    MPI_MUST(MPI_Alloc_mem(2 * NI * sizeof(int), MPI_INFO_NULL, &am));
     for (int i = 0; i < 2 * NI; i++)
         am[i] = -7;
-    MPI_OK(MPI_Win_create(am, 2 * NI * sizeof(int), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MPI_MUST(MPI_Win_create(am, 2 * NI * sizeof(int), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     check_attrs(win, am, 2 * NI * sizeof(int), 1, MPI_WIN_FLAVOR_CREATE, "Win_create(Alloc_mem)");
     fence_roundtrip(win, am + NI, NI * sizeof(int), "Win_create(Alloc_mem)");
     for (int i = 0; i < NI; i++)
@@ -128,7 +129,7 @@ static void test_create(void)
     if (zm)
         for (int i = 0; i < mt_size; i++)
             zm[i] = -1;
-    MPI_OK(MPI_Win_create(zm, zero ? 0 : mt_size * sizeof(int), sizeof(int), MPI_INFO_NULL,
+    MPI_MUST(MPI_Win_create(zm, zero ? 0 : mt_size * sizeof(int), sizeof(int), MPI_INFO_NULL,
                           MPI_COMM_WORLD, &win));
     check_attrs(win, zm, zero ? 0 : mt_size * (MPI_Aint)sizeof(int), sizeof(int),
                 MPI_WIN_FLAVOR_CREATE, "Win_create(size 0 on odd ranks)");
@@ -156,7 +157,7 @@ static void test_allocate(void)
     MPI_Aint sz = (MPI_Aint)(NI + 16 * mt_rank) * sizeof(int);
     int *base = NULL;
     MPI_Win win = MPI_WIN_NULL;
-    MPI_OK(MPI_Win_allocate(sz, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    MPI_MUST(MPI_Win_allocate(sz, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
     CHECK(base != NULL, "Win_allocate: baseptr NULL for %ld bytes", (long)sz);
     check_attrs(win, base, sz, sizeof(int), MPI_WIN_FLAVOR_ALLOCATE, "Win_allocate");
     fence_roundtrip(win, base, 0, "Win_allocate");
@@ -167,7 +168,7 @@ static void test_allocate(void)
      * window with its byte, then reads its right neighbour's whole window, which must be that
      * neighbour's byte everywhere (the segments must not overlap or be offset). */
     sz = 100 + 4 * mt_rank;
-    MPI_OK(MPI_Win_allocate(sz, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    MPI_MUST(MPI_Win_allocate(sz, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
     MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, win));
     memset(base, 'a' + mt_rank, sz);
     MPI_OK(MPI_Win_unlock(mt_rank, win));
@@ -191,7 +192,7 @@ static void test_allocate(void)
     MPI_OK(MPI_Win_free(&win));
 
     /* Size 0 everywhere is a valid window. */
-    MPI_OK(MPI_Win_allocate(0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    MPI_MUST(MPI_Win_allocate(0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
     MPI_Aint *psize = NULL;
     int flag = 0;
     MPI_OK(MPI_Win_get_attr(win, MPI_WIN_SIZE, &psize, &flag));
@@ -219,7 +220,7 @@ static void test_shared(void)
         MPI_Aint sz = nr == 0 ? 0 : (MPI_Aint)(nr + 1) * 24;
         char *base = NULL;
         MPI_Win win = MPI_WIN_NULL;
-        MPI_OK(MPI_Win_allocate_shared(sz, 8, info, node, &base, &win));
+        MPI_MUST(MPI_Win_allocate_shared(sz, 8, info, node, &base, &win));
         if (info != MPI_INFO_NULL)
             MPI_Info_free(&info);
         check_attrs(win, base, sz, 8, MPI_WIN_FLAVOR_SHARED, what);
@@ -283,7 +284,7 @@ static void test_shared(void)
 static void test_dynamic(void)
 {
     MPI_Win win = MPI_WIN_NULL;
-    MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MPI_MUST(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     check_attrs(win, MPI_BOTTOM, 0, 1, MPI_WIN_FLAVOR_DYNAMIC, "Win_create_dynamic");
 
     /* Two regions per rank; the second is attached to show that addresses, not the order of
@@ -357,24 +358,24 @@ static void test_sizes(void)
         MPI_Aint d0 = 0, *d0s = mt_malloc(mt_size * sizeof(MPI_Aint));
         switch (f) {
         case 0:
-            MPI_OK(MPI_Win_allocate(wbytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+            MPI_MUST(MPI_Win_allocate(wbytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
             break;
         case 1:
             base = mt_malloc(wbytes);
-            MPI_OK(MPI_Win_create(base, wbytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+            MPI_MUST(MPI_Win_create(base, wbytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
             break;
         case 2:
-            MPI_OK(MPI_Alloc_mem(wbytes, MPI_INFO_NULL, &base));
-            MPI_OK(MPI_Win_create(base, wbytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+            MPI_MUST(MPI_Alloc_mem(wbytes, MPI_INFO_NULL, &base));
+            MPI_MUST(MPI_Win_create(base, wbytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
             break;
         case 3:
             base = mt_malloc(wbytes);
-            MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+            MPI_MUST(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
             MPI_OK(MPI_Win_attach(win, base, wbytes));
             MPI_OK(MPI_Get_address(base, &d0));
             break;
         default: /* one rank per shared window: every rank reaches the others by RMA only */
-            MPI_OK(MPI_Win_allocate_shared(wbytes, 1, MPI_INFO_NULL, MPI_COMM_SELF, &base, &win));
+            MPI_MUST(MPI_Win_allocate_shared(wbytes, 1, MPI_INFO_NULL, MPI_COMM_SELF, &base, &win));
             break;
         }
         if (f == 4) { /* a window over COMM_SELF: each rank is its own neighbour */
@@ -433,7 +434,7 @@ static void test_sizes(void)
     char *m3 = mt_malloc(30);
     memset(m3, '.', 30);
     MPI_Win w3;
-    MPI_OK(MPI_Win_create(m3, 30, 3, MPI_INFO_NULL, MPI_COMM_WORLD, &w3));
+    MPI_MUST(MPI_Win_create(m3, 30, 3, MPI_INFO_NULL, MPI_COMM_WORLD, &w3));
     char c = (char)('A' + mt_rank % 26);
     MPI_OK(MPI_Win_fence(0, w3));
     MPI_OK(MPI_Put(&c, 1, MPI_CHAR, right, 5, 1, MPI_CHAR, w3));
@@ -473,7 +474,7 @@ static void test_attrs_names_group(void)
     MPI_OK(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, del_fn, &kv, &extra));
     int *base;
     MPI_Win win;
-    MPI_OK(MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    MPI_MUST(MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
 
     int a = 1, b = 2, *got = NULL, flag = 1;
     MPI_OK(MPI_Win_get_attr(win, kv, &got, &flag));
@@ -543,7 +544,7 @@ static void test_errhandler(void)
 {
     int *base;
     MPI_Win win;
-    MPI_OK(MPI_Win_allocate(64, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    MPI_MUST(MPI_Win_allocate(64, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
     MPI_Errhandler eh = MPI_ERRHANDLER_NULL, got = MPI_ERRHANDLER_NULL;
     MPI_OK(MPI_Win_get_errhandler(win, &got));
     /* MPI 4.1 9.3: a window starts with MPI_ERRORS_ARE_FATAL whatever its communicator has
@@ -605,7 +606,7 @@ static void test_info(void)
     MPI_OK(MPI_Info_set(in, "same_disp_unit", "true"));
     int *base;
     MPI_Win win;
-    MPI_OK(MPI_Win_allocate(NI * sizeof(int), sizeof(int), in, MPI_COMM_WORLD, &base, &win));
+    MPI_MUST(MPI_Win_allocate(NI * sizeof(int), sizeof(int), in, MPI_COMM_WORLD, &base, &win));
     MPI_Info_free(&in);
 
     MPI_Info out = MPI_INFO_NULL;
@@ -642,7 +643,7 @@ static void test_info(void)
 
     /* Without hints the defaults are reported: accumulate_ordering rar,raw,war,waw and
      * accumulate_ops same_op_no_op (MPI 4.1 12.2.1). */
-    MPI_OK(MPI_Win_allocate(NI * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
+    MPI_MUST(MPI_Win_allocate(NI * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
                             &win));
     MPI_OK(MPI_Win_get_info(win, &out));
     expect_info(out, "no_locks", "false", "defaults");
@@ -660,7 +661,7 @@ static void test_large_count(void)
     for (int i = 0; i < NI; i++)
         mem[i] = -1;
     MPI_Win win;
-    MPI_OK(MPI_Win_create_c(mem, NI * sizeof(double), sizeof(double), MPI_INFO_NULL,
+    MPI_MUST(MPI_Win_create_c(mem, NI * sizeof(double), sizeof(double), MPI_INFO_NULL,
                             MPI_COMM_WORLD, &win));
     check_attrs(win, mem, NI * sizeof(double), sizeof(double), MPI_WIN_FLAVOR_CREATE,
                 "Win_create_c");
@@ -707,7 +708,7 @@ static void test_large_count(void)
     free(mem);
 
     double *ab = NULL;
-    MPI_OK(MPI_Win_allocate_c(NI * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD,
+    MPI_MUST(MPI_Win_allocate_c(NI * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD,
                               &ab, &win));
     check_attrs(win, ab, NI * sizeof(double), sizeof(double), MPI_WIN_FLAVOR_ALLOCATE,
                 "Win_allocate_c");
@@ -717,7 +718,7 @@ static void test_large_count(void)
     MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
     int nr;
     MPI_Comm_rank(node, &nr);
-    MPI_OK(MPI_Win_allocate_shared_c(16 * (nr + 1), 16, MPI_INFO_NULL, node, &ab, &win));
+    MPI_MUST(MPI_Win_allocate_shared_c(16 * (nr + 1), 16, MPI_INFO_NULL, node, &ab, &win));
     MPI_Aint qs = -1, qdu = -1;
     double *qb = NULL;
     MPI_OK(MPI_Win_shared_query_c(win, 0, &qs, &qdu, &qb));

@@ -124,7 +124,7 @@ static void returned(void)
     double d = 1.5, r = 0;
     int iv = 1;
 
-    MPI_OK(MPI_Win_allocate(WBYTES, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &wbase, &win));
+    MPI_MUST(MPI_Win_allocate(WBYTES, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &wbase, &win));
     MPI_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
     MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, win));
     for (int i = 0; i < NDBL; i++)
@@ -253,13 +253,13 @@ static void returned(void)
     if (rc == MPI_SUCCESS)
         MPI_Win_free(&w);
     /* ... and the communicator still makes windows. */
-    MPI_OK(MPI_Win_create(mem, sizeof mem, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w));
+    MPI_MUST(MPI_Win_create(mem, sizeof mem, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w));
     MPI_OK(MPI_Win_free(&w));
 }
 
 static void fatal(void)
 {
-    MPI_OK(MPI_Win_allocate(WBYTES, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &wbase, &win));
+    MPI_MUST(MPI_Win_allocate(WBYTES, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &wbase, &win));
     MPI_OK(MPI_Win_lock_all(0, win));
     int peer = mt_size > 1 ? 1 : 0;
     if (mt_rank == 0) {
