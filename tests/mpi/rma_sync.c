@@ -19,19 +19,49 @@
  *   directly, Win_sync + barrier + Win_sync, and the others see the values both by Get and by
  *   loads through Win_shared_query's pointer; two rounds, so a stale value shows.
  *
- * At 1 rank every neighbour is the rank itself. Runs at 1 to 4 ranks. */
+ * The fence, PSCW, lock_all and lock tests run on Win_allocate, Win_create over malloc and
+ * Win_create over MPI_Alloc_mem windows. At 1 rank every neighbour is the rank itself. Runs
+ * at 1 to 4 ranks. */
 #include "mpitest.h"
 
 #include <time.h>
 
 static int left, right;
 
+/* The flavour the fence, PSCW, lock_all and lock tests run on: Win_allocate, Win_create over
+ * malloc memory, over MPI_Alloc_mem memory (Ferry reaches them differently: mapped, single
+ * copy, mapped through the owner's memfd). */
+static int flavor;
+static const char *fl_name[3] = {"Win_allocate", "Win_create(malloc)", "Win_create(Alloc_mem)"};
+
+static void make_win(MPI_Aint bytes, int **base, MPI_Win *win)
+{
+    *base = NULL;
+    if (flavor == 0) {
+        MPI_MUST(MPI_Win_allocate(bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, base, win));
+        return;
+    }
+    if (bytes && flavor == 1)
+        *base = mt_malloc(bytes);
+    else if (bytes)
+        MPI_MUST(MPI_Alloc_mem(bytes, MPI_INFO_NULL, base));
+    MPI_MUST(MPI_Win_create(*base, bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, win));
+}
+
+static void free_win(int *base, MPI_Win *win)
+{
+    MPI_OK(MPI_Win_free(win));
+    if (flavor == 1)
+        free(base);
+    else if (flavor == 2 && base)
+        MPI_OK(MPI_Free_mem(base));
+}
+
 static void test_fence(void)
 {
     int *b = NULL;
     MPI_Win win;
-    MPI_MUST(MPI_Win_allocate(8 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
-                              &b, &win));
+    make_win(8 * sizeof(int), &b, &win);
     MPI_OK(MPI_Win_fence(0, win));
     for (int i = 0; i < 8; i++)
         b[i] = -1;
@@ -68,7 +98,7 @@ static void test_fence(void)
     MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED | MPI_MODE_NOSTORE | MPI_MODE_NOPUT, win));
     CHECK(g2 == 100 + right, "fence: Get of rank %d's local store gives %d, expected %d", right,
           g2, 100 + right);
-    MPI_OK(MPI_Win_free(&win));
+    free_win(b, &win);
 }
 
 static MPI_Group group_of(const int *ranks, int n)
@@ -89,8 +119,7 @@ static void test_pscw(void)
 {
     int *b = NULL;
     MPI_Win win;
-    MPI_MUST(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
-                              &b, &win));
+    make_win(4 * sizeof(int), &b, &win);
     MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, win));
     for (int i = 0; i < 4; i++)
         b[i] = -1;
@@ -161,7 +190,7 @@ static void test_pscw(void)
         CHECK(b[3] == -1 + (mt_size - 1), "PSCW to rank 0 only: [3] = %d, expected %d", b[3],
               mt_size - 2);
     MPI_Group_free(&g0);
-    MPI_OK(MPI_Win_free(&win));
+    free_win(b, &win);
 }
 
 #define NL 32
@@ -171,8 +200,7 @@ static void test_lock_all_flush(void)
     int *b = NULL;
     MPI_Win win;
     MPI_Aint n = (MPI_Aint)NL * (mt_size + 1);
-    MPI_MUST(MPI_Win_allocate(n * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
-                              &b, &win));
+    make_win(n * sizeof(int), &b, &win);
     MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, win));
     for (MPI_Aint i = 0; i < n; i++)
         b[i] = -1;
@@ -227,7 +255,7 @@ static void test_lock_all_flush(void)
             break;
         }
     MPI_OK(MPI_Win_unlock(mt_rank, win));
-    MPI_OK(MPI_Win_free(&win));
+    free_win(b, &win);
 }
 
 /* Lock compatibility (MPI 4.1 12.5.3): shared locks of one target are held at once by several
@@ -244,8 +272,7 @@ static void test_lock_compat(void)
         return;
     int *b = NULL;
     MPI_Win win;
-    MPI_MUST(MPI_Win_allocate(mt_rank == 0 ? 4 * sizeof(int) : 0, sizeof(int), MPI_INFO_NULL,
-                            MPI_COMM_WORLD, &b, &win));
+    make_win(mt_rank == 0 ? 4 * sizeof(int) : 0, &b, &win);
     if (mt_rank == 0) {
         MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
         b[0] = b[1] = b[2] = b[3] = 0;
@@ -293,7 +320,7 @@ static void test_lock_compat(void)
         }
     }
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    MPI_OK(MPI_Win_free(&win));
+    free_win(b, &win);
 }
 
 static void test_sync_shared(void)
@@ -348,10 +375,16 @@ int main(int argc, char **argv)
     mt_init(&argc, &argv);
     left = (mt_rank + mt_size - 1) % mt_size;
     right = (mt_rank + 1) % mt_size;
-    test_fence();
-    test_pscw();
-    test_lock_all_flush();
-    test_lock_compat();
+    for (flavor = 0; flavor < 3; flavor++) {
+        int before = mt_errs;
+        test_fence();
+        test_pscw();
+        test_lock_all_flush();
+        test_lock_compat();
+        if (mt_errs > before)
+            printf("[rank %d] FAIL: the %d failures above are on %s windows\n", mt_rank,
+                   mt_errs - before, fl_name[flavor]);
+    }
     test_sync_shared();
     return mt_finish();
 }
