@@ -10,6 +10,8 @@
  *   (Put to the right neighbour, Get from the left, under fence or lock_all) and is checked.
  * - Data of 1 byte to 4 MiB at an odd offset on every flavour (also a shared window of one
  *   rank), and a disp_unit of 3.
+ * - A window over a split communicator whose ranks are not the world's (reversed order):
+ *   Put, Get, Fetch_and_op, locks and PSCW groups address window ranks.
  * - MPI_Win_free sets the handle to MPI_WIN_NULL.
  * - Attributes: MPI_WIN_BASE (void *), MPI_WIN_SIZE (MPI_Aint *), MPI_WIN_DISP_UNIT (int *),
  *   MPI_WIN_CREATE_FLAVOR (int *), MPI_WIN_MODEL (int *, MPI_WIN_UNIFIED: Ferry's windows are
@@ -451,6 +453,73 @@ static void test_sizes(void)
     free(m3);
 }
 
+/* Windows over a communicator whose ranks are not the world's: COMM_WORLD split by parity
+ * with the order reversed (key -rank), so that window rank r is some other world rank. Put,
+ * Get, Fetch_and_op, lock/unlock and PSCW (groups of the window's group) address window ranks;
+ * each rank checks what arrived by the world rank the sender wrote into it. */
+static void test_subcomm(void)
+{
+    MPI_Comm sub;
+    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, mt_rank % 2, -mt_rank, &sub));
+    int sr, ss;
+    MPI_Comm_rank(sub, &sr);
+    MPI_Comm_size(sub, &ss);
+    int sright = (sr + 1) % ss, sleft = (sr + ss - 1) % ss;
+    int *base = NULL;
+    MPI_Win win;
+    MPI_MUST(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, sub, &base, &win));
+    MPI_Group wg, cg;
+    int cmp = -1;
+    MPI_OK(MPI_Win_get_group(win, &wg));
+    MPI_OK(MPI_Comm_group(sub, &cg));
+    MPI_OK(MPI_Group_compare(wg, cg, &cmp));
+    CHECK(cmp == MPI_IDENT, "split window: Win_get_group vs the communicator's group: %d", cmp);
+    /* World ranks of my sub-communicator neighbours, to know what they write. */
+    int wl = -1, wr = -1;
+    MPI_Group world;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_OK(MPI_Group_translate_ranks(wg, 1, &sleft, world, &wl));
+    MPI_OK(MPI_Group_translate_ranks(wg, 1, &sright, world, &wr));
+    MPI_Group_free(&world);
+
+    MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, sr, 0, win));
+    base[0] = base[1] = base[2] = base[3] = -1;
+    MPI_OK(MPI_Win_unlock(sr, win));
+    MPI_OK(MPI_Barrier(sub));
+    /* Passive: Put my world rank into the right neighbour's [0], add it to its [1]. */
+    int me = mt_rank, old = -2, got = -2;
+    MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, sright, 0, win));
+    MPI_OK(MPI_Put(&me, 1, MPI_INT, sright, 0, 1, MPI_INT, win));
+    MPI_OK(MPI_Fetch_and_op(&me, &old, MPI_INT, sright, 1, MPI_SUM, win));
+    MPI_OK(MPI_Win_flush(sright, win));
+    MPI_OK(MPI_Get(&got, 1, MPI_INT, sright, 0, 1, MPI_INT, win));
+    MPI_OK(MPI_Win_unlock(sright, win));
+    CHECK(got == me, "split window: Get from window rank %d (world %d) gives %d, expected %d",
+          sright, wr, got, me);
+    /* PSCW with the neighbours as groups of the window's group: Put into the left's [2]. */
+    MPI_Group gl, gr;
+    MPI_OK(MPI_Group_incl(wg, 1, &sleft, &gl));
+    MPI_OK(MPI_Group_incl(wg, 1, &sright, &gr));
+    MPI_OK(MPI_Win_post(gr, 0, win)); /* my right neighbour accesses me */
+    MPI_OK(MPI_Win_start(gl, 0, win));
+    MPI_OK(MPI_Put(&me, 1, MPI_INT, sleft, 2, 1, MPI_INT, win));
+    MPI_OK(MPI_Win_complete(win));
+    MPI_OK(MPI_Win_wait(win));
+    MPI_OK(MPI_Barrier(sub));
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, sr, 0, win));
+    CHECK(base[0] == wl && base[1] == wl - 1 && base[2] == wr,
+          "split window (rank %d of %d, world %d): [0] = %d (expected %d), [1] = %d (expected "
+          "%d), [2] = %d (expected %d)", sr, ss, mt_rank, base[0], wl, base[1], wl - 1, base[2],
+          wr);
+    MPI_OK(MPI_Win_unlock(sr, win));
+    MPI_Group_free(&gl);
+    MPI_Group_free(&gr);
+    MPI_Group_free(&wg);
+    MPI_Group_free(&cg);
+    MPI_OK(MPI_Win_free(&win));
+    MPI_Comm_free(&sub);
+}
+
 /* ---- keyvals ---- */
 static int deletes;
 static MPI_Win del_win;
@@ -740,6 +809,7 @@ int main(int argc, char **argv)
     test_shared();
     test_dynamic();
     test_sizes();
+    test_subcomm();
     test_attrs_names_group();
     test_errhandler();
     test_info();
