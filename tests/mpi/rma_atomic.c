@@ -23,7 +23,9 @@
  *
  * (e) Mixed calls on the same elements: Accumulate, Fetch_and_op and Get_accumulate, all
  *     MPI_SUM on MPI_INT, from different ranks at once: exact sums.
- * (a, c, e) run on windows of every flavour: Win_allocate, Win_create over malloc and over
+ * (f) Ordering: without a flush between them, Accumulate(MPI_REPLACE, i) then
+ *     Get_accumulate(MPI_NO_OP) reads i, and a Fetch_and_op chain fetches 0, 1, 2, ...
+ * (a, c, e, f) run on windows of every flavour: Win_allocate, Win_create over malloc and over
  * MPI_Alloc_mem memory, Win_create_dynamic (absolute addresses).
  *
  * Work is bounded by operation counts (N = 2000 per rank, 250 from 8 ranks on), not time.
@@ -415,7 +417,7 @@ static void mixed(int flavor)
     const int R = N / 20;
     fwin_t fw;
     fwin_make(&fw, flavor, 0, NM * sizeof(int), sizeof(int));
-    int ones[NM], res[NM], one = 1, old;
+    int ones[NM], res[NM], one = 1, old[NM]; /* one result buffer per outstanding operation */
     for (int i = 0; i < NM; i++)
         ones[i] = 1;
     gate();
@@ -426,8 +428,8 @@ static void mixed(int flavor)
                                   MPI_INT, MPI_SUM, fw.win));
         else if (mt_rank % 3 == 1)
             for (int k = 0; k < NM; k++)
-                MPI_OK(MPI_Fetch_and_op(&one, &old, MPI_INT, 0, fwin_disp(&fw, k, sizeof(int)),
-                                        MPI_SUM, fw.win));
+                MPI_OK(MPI_Fetch_and_op(&one, &old[k], MPI_INT, 0,
+                                        fwin_disp(&fw, k, sizeof(int)), MPI_SUM, fw.win));
         else
             MPI_OK(MPI_Get_accumulate(ones, NM, MPI_INT, res, NM, MPI_INT, 0,
                                       fwin_disp(&fw, 0, sizeof(int)), NM, MPI_INT, MPI_SUM,
@@ -448,6 +450,47 @@ static void mixed(int flavor)
             }
         MPI_OK(MPI_Win_unlock(0, fw.win));
     }
+    fwin_free(&fw);
+}
+
+/* ---- (f) ordering of accumulates ----
+ * With the default accumulate_ordering (rar,raw,war,waw), accumulates from one origin to the
+ * same target location are applied in program order (MPI 4.1 12.7.2). Without a flush in
+ * between: Accumulate(MPI_REPLACE, i) then Get_accumulate(MPI_NO_OP) must read i; a
+ * Fetch_and_op(MPI_SUM) chain must fetch 0, 1, 2, ...; on each window flavour. */
+static void ordering(int flavor)
+{
+    const int K = 200;
+    /* Rank 0 holds two words per origin: origin r uses words 2r and 2r + 1. */
+    fwin_t fw;
+    fwin_make(&fw, flavor, 0, 2 * (MPI_Aint)mt_size * sizeof(long long), sizeof(long long));
+    long long *rd = mt_malloc(K * sizeof(long long)), *fo = mt_malloc(K * sizeof(long long));
+    long long *val = mt_malloc(K * sizeof(long long)); /* origin buffers stay until unlock */
+    long long one = 1, none = 0;
+    for (int i = 0; i < K; i++)
+        val[i] = i;
+    MPI_Aint w0 = fwin_disp(&fw, 2 * mt_rank, sizeof(long long));
+    MPI_Aint w1 = fwin_disp(&fw, 2 * mt_rank + 1, sizeof(long long));
+    MPI_OK(MPI_Win_lock_all(0, fw.win));
+    for (int i = 0; i < K; i++) {
+        MPI_OK(MPI_Accumulate(&val[i], 1, MPI_LONG_LONG, 0, w0, 1, MPI_LONG_LONG, MPI_REPLACE,
+                              fw.win));
+        MPI_OK(MPI_Get_accumulate(&none, 1, MPI_LONG_LONG, &rd[i], 1, MPI_LONG_LONG, 0, w0, 1,
+                                  MPI_LONG_LONG, MPI_NO_OP, fw.win));
+        MPI_OK(MPI_Fetch_and_op(&one, &fo[i], MPI_LONG_LONG, 0, w1, MPI_SUM, fw.win));
+    }
+    MPI_OK(MPI_Win_unlock_all(fw.win));
+    for (int i = 0; i < K; i++)
+        if (rd[i] != i || fo[i] != i) {
+            mt_fail(__FILE__, __LINE__, "ordering (%s): step %d: Get_accumulate(NO_OP) after "
+                    "Accumulate(REPLACE, %d) read %lld; Fetch_and_op fetched %lld (expected %d)",
+                    fl_name[flavor], i, i, rd[i], fo[i], i);
+            break;
+        }
+    free(rd);
+    free(fo);
+    free(val);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     fwin_free(&fw);
 }
 
@@ -630,6 +673,7 @@ int main(int argc, char **argv)
         if (f == FL_ALLOCATE || f == FL_MALLOC) /* fence on two flavours is enough */
             concurrent_acc(1, f);
         mixed(f);
+        ordering(f);
     }
     double t3 = MPI_Wtime();
     if (getenv("FY_TEST_VERBOSE") && mt_rank == 0)
