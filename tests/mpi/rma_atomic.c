@@ -19,7 +19,9 @@
  *     fixed sequence of Fetch_and_op with MPI_REPLACE, MPI_SUM, MPI_NO_OP, MPI_MAX, MPI_MIN,
  *     MPI_BAND, MPI_BOR, MPI_BXOR and Compare_and_swap (matching and not), and Get_accumulate
  *     of a vector with MPI_SUM, MPI_NO_OP and MPI_REPLACE; every fetched value and the final
- *     contents must be what the operator defines.
+ *     contents must be what the operator defines. For MPI_INT, MPI_LONG_LONG, MPI_INT64_T,
+ *     MPI_SHORT and MPI_SIGNED_CHAR; then again with every rank on its own word of rank 0 at
+ *     once under lock_all (neighbouring 1- and 2-byte words changing together).
  *
  * (e) Mixed calls on the same elements: Accumulate, Fetch_and_op and Get_accumulate, all
  *     MPI_SUM on MPI_INT, from different ranks at once: exact sums.
@@ -55,6 +57,10 @@ static long long load_as(const void *p, MPI_Datatype t)
         return *(const int64_t *)p;
     if (t == MPI_DOUBLE)
         return (long long)*(const double *)p;
+    if (t == MPI_SHORT)
+        return *(const short *)p;
+    if (t == MPI_SIGNED_CHAR)
+        return *(const signed char *)p;
     return *(const long long *)p;
 }
 
@@ -68,6 +74,10 @@ static void store_as(void *p, MPI_Datatype t, long long v)
         *(int64_t *)p = v;
     else if (t == MPI_DOUBLE)
         *(double *)p = (double)v;
+    else if (t == MPI_SHORT)
+        *(short *)p = (short)v;
+    else if (t == MPI_SIGNED_CHAR)
+        *(signed char *)p = (signed char)v;
     else
         *(long long *)p = v;
 }
@@ -525,7 +535,11 @@ static long long apply(MPI_Op op, long long v, long long x, MPI_Datatype t)
     return load_as(tmp, t);
 }
 
-static void op_model(MPI_Datatype type, const char *tname, int tsize)
+/* shared = 0: rank r works on word r of rank r + 1 under an exclusive lock (one origin per
+ * target at a time). shared = 1: every rank works on its word r of rank 0 at once under
+ * lock_all, so that words of 1, 2, 4 and 8 bytes next to each other change concurrently: an
+ * atomic that rewrites more than its element would clobber a neighbour. */
+static void op_model(MPI_Datatype type, const char *tname, int tsize, int shared)
 {
     static const step_t steps[] = {
         {MPI_REPLACE, "MPI_REPLACE", 12345}, {MPI_SUM, "MPI_SUM", 7},
@@ -540,7 +554,7 @@ static void op_model(MPI_Datatype type, const char *tname, int tsize)
     const int ns = (int)(sizeof steps / sizeof steps[0]);
     const int VL = 10; /* Get_accumulate vector length */
     /* Each rank owns word `rank` of every window and a vector after the words; rank r works
-     * on word r of target (r + 1) % size, so each word has one origin. */
+     * on word r of its target, so each word has one origin. */
     char *base = NULL;
     MPI_Win win;
     MPI_Aint words = mt_size + VL * mt_size, bytes = words * tsize;
@@ -555,19 +569,25 @@ static void op_model(MPI_Datatype type, const char *tname, int tsize)
     MPI_OK(MPI_Win_unlock(mt_rank, win));
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 
-    int t = (mt_rank + 1) % mt_size;
+    int t = shared ? 0 : (mt_rank + 1) % mt_size;
     long long model = 0;
     char x[8], old[8];
-    MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win));
+    if (shared) {
+        gate();
+        MPI_OK(MPI_Win_lock_all(0, win));
+    } else {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win));
+    }
     for (int s = 0; s < ns; s++) {
         store_as(x, type, steps[s].operand);
+        long long opnd = load_as(x, type); /* the operand as the type holds it */
         memset(old, 0x5c, sizeof old);
         MPI_OK(MPI_Fetch_and_op(x, old, type, t, mt_rank, steps[s].op, win));
         MPI_OK(MPI_Win_flush(t, win));
         long long f = load_as(old, type);
         CHECK(f == model, "Fetch_and_op %s %s(%lld), step %d: fetched %lld, expected %lld", tname,
               steps[s].name, steps[s].operand, s, f, model);
-        model = apply(steps[s].op, model, steps[s].operand, type);
+        model = apply(steps[s].op, model, opnd, type);
     }
     /* Compare_and_swap: a compare that does not match leaves the word; one that does swaps. */
     char cmpv[8], swp[8];
@@ -610,17 +630,26 @@ static void op_model(MPI_Datatype type, const char *tname, int tsize)
         CHECK(load_as(vout + i * tsize, type) == i * 3 + 1,
               "Get_accumulate %s MPI_REPLACE: fetched [%d] = %lld, expected %d", tname, i,
               load_as(vout + i * tsize, type), i * 3 + 1);
-    MPI_OK(MPI_Win_unlock(t, win));
+    if (shared)
+        MPI_OK(MPI_Win_unlock_all(win));
+    else
+        MPI_OK(MPI_Win_unlock(t, win));
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 
-    /* The owner checks the final contents of the word and vector its left neighbour used. */
-    int l = (mt_rank + mt_size - 1) % mt_size;
+    /* The owner checks the final contents of the words and vectors its origins used (every
+     * origin ran the same sequence, so every word ends at this rank's model). */
+    const char *how = shared ? "all ranks on rank 0 at once" : "exclusive lock";
     MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, mt_rank, 0, win));
-    CHECK(load_as(base + l * tsize, type) == model, "op model %s: final word %lld, expected %lld",
-          tname, load_as(base + l * tsize, type), model);
-    for (int i = 0; i < VL; i++) {
-        long long w = load_as(base + (mt_size + (MPI_Aint)VL * l + i) * tsize, type);
-        CHECK(w == -i, "op model %s: final vector [%d] = %lld, expected %d", tname, i, w, -i);
+    for (int o = 0; o < mt_size; o++) {
+        if (shared ? mt_rank != 0 : o != (mt_rank + mt_size - 1) % mt_size)
+            continue;
+        CHECK(load_as(base + o * tsize, type) == model, "op model %s (%s): final word of rank "
+              "%d = %lld, expected %lld", tname, how, o, load_as(base + o * tsize, type), model);
+        for (int i = 0; i < VL; i++) {
+            long long w = load_as(base + (mt_size + (MPI_Aint)VL * o + i) * tsize, type);
+            CHECK(w == -i, "op model %s (%s): final vector of rank %d [%d] = %lld, expected %d",
+                  tname, how, o, i, w, -i);
+        }
     }
     MPI_OK(MPI_Win_unlock(mt_rank, win));
     MPI_OK(MPI_Win_free(&win));
@@ -678,9 +707,13 @@ int main(int argc, char **argv)
     double t3 = MPI_Wtime();
     if (getenv("FY_TEST_VERBOSE") && mt_rank == 0)
         printf("counters %.2f s, CAS lock %.2f s, accumulates %.2f s\n", t1 - t0, t2 - t1, t3 - t2);
-    op_model(MPI_INT, "MPI_INT", sizeof(int));
-    op_model(MPI_LONG_LONG, "MPI_LONG_LONG", sizeof(long long));
-    op_model(MPI_INT64_T, "MPI_INT64_T", sizeof(int64_t));
+    for (int sh = 0; sh <= 1; sh++) {
+        op_model(MPI_INT, "MPI_INT", sizeof(int), sh);
+        op_model(MPI_LONG_LONG, "MPI_LONG_LONG", sizeof(long long), sh);
+        op_model(MPI_INT64_T, "MPI_INT64_T", sizeof(int64_t), sh);
+        op_model(MPI_SHORT, "MPI_SHORT", sizeof(short), sh);
+        op_model(MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR", 1, sh);
+    }
     MPI_OK(MPI_Win_unlock_all(gate_win));
     MPI_OK(MPI_Win_free(&gate_win));
     return mt_finish();
