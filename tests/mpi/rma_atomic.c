@@ -27,7 +27,9 @@
  *     MPI_SUM on MPI_INT, from different ranks at once: exact sums.
  * (f) Ordering: without a flush between them, Accumulate(MPI_REPLACE, i) then
  *     Get_accumulate(MPI_NO_OP) reads i, and a Fetch_and_op chain fetches 0, 1, 2, ...
- * (a, c, e, f) run on windows of every flavour: Win_allocate, Win_create over malloc and over
+ * (g) MPI_MAXLOC/MPI_MINLOC accumulates on MPI_DOUBLE_INT from all ranks at once, with ties:
+ *     the extreme value with the lowest rank.
+ * (a, c, e, f, g) run on windows of every flavour: Win_allocate, Win_create over malloc and over
  * MPI_Alloc_mem memory, Win_create_dynamic (absolute addresses).
  *
  * Work is bounded by operation counts (N = 2000 per rank, 250 from 8 ranks on), not time.
@@ -463,6 +465,87 @@ static void mixed(int flavor)
     fwin_free(&fw);
 }
 
+/* ---- (g) pair types ----
+ * MPI_MAXLOC and MPI_MINLOC on MPI_DOUBLE_INT (no CPU atomic covers a pair): all ranks at once
+ * accumulate NP pairs (value, rank) with values that tie across ranks in places, R times, into
+ * rank 0's window; each element must end at the maximum (minimum) value with the lowest rank
+ * among those holding it (MPI 4.1 6.9.4). */
+#define NP 48
+typedef struct {
+    double v;
+    int loc;
+} dint_t;
+
+static double pair_val(int rank, int i)
+{
+    return (double)((rank * 7 + i * 3) % 5); /* 0..4: ties between ranks */
+}
+
+static void pair_acc(int flavor)
+{
+    const int R = N / 100 > 0 ? N / 100 : 1;
+    fwin_t fmax, fmin;
+    fwin_make(&fmax, flavor, 0, NP * sizeof(dint_t), sizeof(dint_t));
+    fwin_make(&fmin, flavor, 0, NP * sizeof(dint_t), sizeof(dint_t));
+    if (mt_rank == 0) { /* start below (above) every value, at a rank no one has */
+        dint_t *mx = fmax.base, *mn = fmin.base;
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, fmax.win));
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, fmin.win));
+        for (int i = 0; i < NP; i++) {
+            mx[i].v = -1;
+            mn[i].v = 99;
+            mx[i].loc = mn[i].loc = 1 << 20;
+        }
+        MPI_OK(MPI_Win_unlock(0, fmin.win));
+        MPI_OK(MPI_Win_unlock(0, fmax.win));
+    }
+    dint_t mine[NP];
+    for (int i = 0; i < NP; i++) {
+        mine[i].v = pair_val(mt_rank, i);
+        mine[i].loc = mt_rank;
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    gate();
+    MPI_OK(MPI_Win_lock_all(0, fmax.win));
+    MPI_OK(MPI_Win_lock_all(0, fmin.win));
+    for (int r = 0; r < R; r++) {
+        MPI_OK(MPI_Accumulate(mine, NP, MPI_DOUBLE_INT, 0, fwin_disp(&fmax, 0, sizeof(dint_t)),
+                              NP, MPI_DOUBLE_INT, MPI_MAXLOC, fmax.win));
+        MPI_OK(MPI_Accumulate(mine, NP, MPI_DOUBLE_INT, 0, fwin_disp(&fmin, 0, sizeof(dint_t)),
+                              NP, MPI_DOUBLE_INT, MPI_MINLOC, fmin.win));
+    }
+    MPI_OK(MPI_Win_unlock_all(fmin.win));
+    MPI_OK(MPI_Win_unlock_all(fmax.win));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (mt_rank == 0) {
+        dint_t *mx = fmax.base, *mn = fmin.base;
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, fmax.win));
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, fmin.win));
+        for (int i = 0; i < NP; i++) {
+            dint_t wmax = {-1, 0}, wmin = {99, 0};
+            for (int p = 0; p < mt_size; p++) {
+                double v = pair_val(p, i);
+                if (v > wmax.v)
+                    wmax = (dint_t){v, p};
+                if (v < wmin.v)
+                    wmin = (dint_t){v, p};
+            }
+            if (mx[i].v != wmax.v || mx[i].loc != wmax.loc || mn[i].v != wmin.v ||
+                mn[i].loc != wmin.loc) {
+                mt_fail(__FILE__, __LINE__, "MAXLOC/MINLOC (%s) element %d: max (%g, %d), "
+                        "expected (%g, %d); min (%g, %d), expected (%g, %d)", fl_name[flavor], i,
+                        mx[i].v, mx[i].loc, wmax.v, wmax.loc, mn[i].v, mn[i].loc, wmin.v,
+                        wmin.loc);
+                break;
+            }
+        }
+        MPI_OK(MPI_Win_unlock(0, fmin.win));
+        MPI_OK(MPI_Win_unlock(0, fmax.win));
+    }
+    fwin_free(&fmin);
+    fwin_free(&fmax);
+}
+
 /* ---- (f) ordering of accumulates ----
  * With the default accumulate_ordering (rar,raw,war,waw), accumulates from one origin to the
  * same target location are applied in program order (MPI 4.1 12.7.2). Without a flush in
@@ -703,6 +786,7 @@ int main(int argc, char **argv)
             concurrent_acc(1, f);
         mixed(f);
         ordering(f);
+        pair_acc(f);
     }
     double t3 = MPI_Wtime();
     if (getenv("FY_TEST_VERBOSE") && mt_rank == 0)
