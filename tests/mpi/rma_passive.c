@@ -21,7 +21,8 @@
  * and fails. The standard allows that (MPI 4.1 12.7.3, progress), so on other libraries the
  * wait is only reported; so it is on Ferry where the plan (docs/plan-rma.md) serves a target
  * through its progress engine: an origin on another host or over TCP (the placements of
- * tests/run.py), or FERRY_CMA=0 (malloc memory then unreachable by single copy). Bounded:
+ * tests/run.py), or FERRY_CMA=0 (malloc memory then unreachable by single copy), unless
+ * FERRY_PROGRESS_THREAD starts Ferry's progress thread, which must then serve them. Bounded:
  * CAP_S seconds at most outside MPI. 2, 3 and 4 ranks. */
 #include "mpitest.h"
 
@@ -178,8 +179,10 @@ int main(int argc, char **argv)
     if (mt_rank == 0)
         remote = 0; /* under FERRY_NETMOD=tcp rank 0 counts itself remote; only origins matter */
     MPI_OK(MPI_Allreduce(&remote, &any_remote, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-    const char *cma = getenv("FERRY_CMA");
-    int strict = mt_library_is("Ferry") && !any_remote && !(cma && strcmp(cma, "0") == 0);
+    const char *cma = getenv("FERRY_CMA"), *pthr = getenv("FERRY_PROGRESS_THREAD");
+    int served = any_remote || (cma && strcmp(cma, "0") == 0);
+    int thread = pthr && atoi(pthr) > 0; /* Ferry's progress thread serves those targets too */
+    int strict = mt_library_is("Ferry") && (!served || thread);
 
     MPI_Win win[3];
     int *mem[3] = {NULL, NULL, NULL};
