@@ -12,31 +12,27 @@
 #include "fy_op.h"
 #include "fy_osc.h"
 
-static const char *win_text(const fy_win_t *w, char *buf, size_t cap)
-{
-    if (w->name[0])
-        snprintf(buf, cap, "window \"%s\"", w->name);
-    else
-        snprintf(buf, cap, "window 0x%x", (unsigned)w->handle);
-    return buf;
-}
-
 static int epoch_check(fy_win_t *w, const fy_rma_op_t *op)
 {
     const fy_win_target_t *t = &w->t[op->target];
+    /* Request-based operations belong to passive-target epochs only (MPI-4.1 12.3.5). */
+    if (op->req && t->lock == FY_WLOCK_NONE && !(w->epoch & FY_EPOCH_LOCK_ALL))
+        return fy_err_set(MPI_ERR_RMA_SYNC,
+                          "%s: request-based operations need a passive-target epoch (MPI_Win_lock "
+                          "or MPI_Win_lock_all) on target rank %d of %s",
+                          op->fn, op->target, fy_win_text(w));
     if (w->epoch & (FY_EPOCH_FENCE | FY_EPOCH_LOCK_ALL) || t->lock != FY_WLOCK_NONE ||
         (w->epoch & FY_EPOCH_PSCW && t->started))
         return MPI_SUCCESS;
-    char wb[MPI_MAX_OBJECT_NAME + 32];
     if (w->epoch & FY_EPOCH_PSCW)
         return fy_err_set(MPI_ERR_RMA_SYNC,
                           "%s: target rank %d is not in the group of the access epoch that "
                           "MPI_Win_start opened on %s",
-                          op->fn, op->target, win_text(w, wb, sizeof wb));
+                          op->fn, op->target, fy_win_text(w));
     return fy_err_set(MPI_ERR_RMA_SYNC,
                       "%s: no access epoch is open on %s for target rank %d (start one with "
                       "MPI_Win_fence, MPI_Win_start, MPI_Win_lock or MPI_Win_lock_all)",
-                      op->fn, win_text(w, wb, sizeof wb), op->target);
+                      op->fn, fy_win_text(w), op->target);
 }
 
 /* Bytes [lo, hi) that `count` elements of d at offset 0 touch. */
@@ -88,9 +84,12 @@ static int range_check(fy_win_t *w, fy_rma_op_t *op, int64_t *off_p)
                               op->fn, (unsigned long)a, (long)lo, (long)hi, op->target);
         return MPI_SUCCESS;
     }
+    if (op->toff < 0)
+        return fy_err_set(MPI_ERR_DISP, "%s: invalid target displacement %ld (negative)",
+                          op->fn, (long)op->toff);
     int64_t off = (int64_t)op->toff * (int64_t)t->disp_unit;
     *off_p = off;
-    if (op->toff < 0 || off + lo < 0 || off + hi > (int64_t)t->size)
+    if (off + lo < 0 || off + hi > (int64_t)t->size)
         return fy_err_set(MPI_ERR_RMA_RANGE,
                           "%s: target displacement %ld (disp_unit %ld) with %ld element%s of %s "
                           "reaches bytes [%ld, %ld), outside rank %d's window of %ld bytes",
@@ -306,7 +305,7 @@ int fy_rma_issue(fy_win_t *w, fy_rma_op_t *op)
     int rc = epoch_check(w, op);
     if (rc != MPI_SUCCESS)
         return rc;
-    int64_t off;
+    int64_t off = 0;
     if ((rc = range_check(w, op, &off)) != MPI_SUCCESS)
         return rc;
     switch (op->kind) {
