@@ -110,6 +110,7 @@ typedef struct fy_win {
     void *seg_map; /* Win_allocate(_shared): the host's data segment */
     size_t seg_len;
     int nlocal, mylocal;
+    bool bells; /* the host's window ranks share our shm segment: waits use its doorbells */
     int *local_rank; /* window rank of each local index */
     /* Windows over Alloc_mem memory of peers: their mappings (size entries, NULL when none). */
     void **peer_map;
@@ -287,12 +288,13 @@ int fy_win_start(const char *fn, fy_win_t *w, const int *ranks, int n, int asser
 int fy_win_complete(const char *fn, fy_win_t *w);
 int fy_win_wait(const char *fn, fy_win_t *w, int *flag, bool block);
 
-/* Waiting on a word of shared metadata: until pred(arg) holds, making progress (active
- * messages for others) while spinning, then sleeping on the word's futex. */
-void fy_osc_wait(_Atomic uint32_t *word, _Atomic uint32_t *sleepers, bool (*pred)(void *),
-                 void *arg);
-/* After changing *word: wakes its sleepers, if any (one load when none). */
-void fy_osc_wake(_Atomic uint32_t *word, _Atomic uint32_t *sleepers);
+/* Waiting on a word of shared metadata until pred(arg) holds (pred only looks, it may be called
+ * again after it held), making progress (active messages
+ * for others) meanwhile; and waking its waiters after changing it: the rank `who` (a window
+ * rank), or -1 for all of the host's (osc_sync.c explains the two ways). */
+void fy_osc_wait(fy_win_t *w, _Atomic uint32_t *word, _Atomic uint32_t *sleepers,
+                 bool (*pred)(void *), void *arg);
+void fy_osc_wake(fy_win_t *w, _Atomic uint32_t *word, _Atomic uint32_t *sleepers, int who);
 
 /* ---- active messages (osc_am.c) -------------------------------------------------------- */
 int fy_osc_am_init(fy_win_t *w);

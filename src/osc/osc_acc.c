@@ -75,65 +75,122 @@ static bool int_kind(fy_basic_t k)
     }
 }
 
-/* One element of T at p. The operators with a CPU instruction take it; the others loop on
- * compare-and-swap around the operator's kernel applied to a private copy. */
-#define ATOMIC_ONE(T)                                                                              \
+/* Loops over n elements of T, the operator chosen once outside the loop: a CPU instruction
+ * where there is one (fetch-add, -and, -or, -xor, exchange, load on integers), a
+ * compare-and-swap loop with the arithmetic inline for floating-point SUM, PROD, MIN, MAX, and
+ * one around the operator's kernel for the rest. `in` and `old` may be unaligned (packed
+ * streams): they are read and written with memcpy. */
+#define LOAD_IN(T, x, i)                                                                           \
+    T x = 0;                                                                                       \
+    if (in)                                                                                        \
+        memcpy(&x, (const char *)in + (i) * sizeof(T), sizeof(T))
+#define STORE_OLD(T, v, i)                                                                         \
+    if (old)                                                                                       \
+    memcpy((char *)old + (i) * sizeof(T), &v, sizeof(T))
+
+#define NATIVE_LOOP(T, CALL)                                                                       \
+    for (size_t i = 0; i < n; i++) {                                                               \
+        T *p = (T *)(void *)((char *)tgt + i * sizeof(T));                                         \
+        LOAD_IN(T, x, i);                                                                          \
+        T v = CALL;                                                                                \
+        (void)x;                                                                                   \
+        STORE_OLD(T, v, i);                                                                        \
+    }
+
+#define INT_LOOPS(T)                                                                               \
     do {                                                                                           \
-        T *p = (T *)q, v, x = 0;                                                                   \
-        if (in)                                                                                    \
-            memcpy(&x, (const char *)in + i * sizeof(T), sizeof(T));                               \
         if (cmp) {                                                                                 \
-            T e;                                                                                   \
-            memcpy(&e, cmp, sizeof(T));                                                            \
-            __atomic_compare_exchange_n(p, &e, x, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);      \
-            v = e;                                                                                 \
+            NATIVE_LOOP(T, (__extension__({                                                        \
+                            T e;                                                                   \
+                            memcpy(&e, (const char *)cmp + i * sizeof(T), sizeof(T));              \
+                            __atomic_compare_exchange_n(p, &e, x, false, __ATOMIC_SEQ_CST,         \
+                                                        __ATOMIC_SEQ_CST);                         \
+                            e;                                                                     \
+                        })))                                                                       \
         } else if (predef == FY_OP_NO_OP) {                                                        \
-            v = __atomic_load_n(p, __ATOMIC_SEQ_CST);                                              \
+            NATIVE_LOOP(T, __atomic_load_n(p, __ATOMIC_SEQ_CST))                                   \
         } else if (predef == FY_OP_REPLACE) {                                                      \
-            v = __atomic_exchange_n(p, x, __ATOMIC_SEQ_CST);                                       \
+            NATIVE_LOOP(T, __atomic_exchange_n(p, x, __ATOMIC_SEQ_CST))                            \
         } else if (ints && predef == FY_OP_SUM) {                                                  \
-            v = __atomic_fetch_add(p, x, __ATOMIC_SEQ_CST);                                        \
+            NATIVE_LOOP(T, __atomic_fetch_add(p, x, __ATOMIC_SEQ_CST))                             \
         } else if (ints && predef == FY_OP_BAND) {                                                 \
-            v = __atomic_fetch_and(p, x, __ATOMIC_SEQ_CST);                                        \
+            NATIVE_LOOP(T, __atomic_fetch_and(p, x, __ATOMIC_SEQ_CST))                             \
         } else if (ints && predef == FY_OP_BOR) {                                                  \
-            v = __atomic_fetch_or(p, x, __ATOMIC_SEQ_CST);                                         \
+            NATIVE_LOOP(T, __atomic_fetch_or(p, x, __ATOMIC_SEQ_CST))                              \
         } else if (ints && predef == FY_OP_BXOR) {                                                 \
-            v = __atomic_fetch_xor(p, x, __ATOMIC_SEQ_CST);                                        \
+            NATIVE_LOOP(T, __atomic_fetch_xor(p, x, __ATOMIC_SEQ_CST))                             \
         } else {                                                                                   \
-            v = __atomic_load_n(p, __ATOMIC_RELAXED);                                              \
-            T nv;                                                                                  \
-            do {                                                                                   \
-                nv = v;                                                                            \
-                fy_op_apply(op, b, &x, &nv, 1);                                                    \
-            } while (!__atomic_compare_exchange_n(p, &v, nv, true, __ATOMIC_SEQ_CST,              \
-                                                  __ATOMIC_RELAXED));                              \
+            NATIVE_LOOP(T, (__extension__({                                                        \
+                            T c = __atomic_load_n(p, __ATOMIC_RELAXED), nv;                        \
+                            do {                                                                   \
+                                nv = c;                                                            \
+                                fy_op_apply(op, b, &x, &nv, 1);                                    \
+                            } while (!__atomic_compare_exchange_n(p, &c, nv, true,                 \
+                                                                  __ATOMIC_SEQ_CST,                \
+                                                                  __ATOMIC_RELAXED));              \
+                            c;                                                                     \
+                        })))                                                                       \
         }                                                                                          \
-        if (old)                                                                                   \
-            memcpy((char *)old + i * sizeof(T), &v, sizeof(T));                                    \
     } while (0)
+
+/* Floating-point SUM, PROD, MIN, MAX: the arithmetic on the value, the CAS on its bits. */
+#define FLOAT_LOOP(F, U, EXPR)                                                                     \
+    for (size_t i = 0; i < n; i++) {                                                               \
+        U *p = (U *)(void *)((char *)tgt + i * sizeof(U));                                         \
+        F x;                                                                                       \
+        memcpy(&x, (const char *)in + i * sizeof(F), sizeof(F));                                   \
+        U c = __atomic_load_n(p, __ATOMIC_RELAXED), nu;                                            \
+        do {                                                                                       \
+            F a;                                                                                   \
+            memcpy(&a, &c, sizeof a);                                                              \
+            F r = EXPR;                                                                            \
+            memcpy(&nu, &r, sizeof nu);                                                            \
+        } while (!__atomic_compare_exchange_n(p, &c, nu, true, __ATOMIC_SEQ_CST,                  \
+                                              __ATOMIC_RELAXED));                                  \
+        STORE_OLD(U, c, i);                                                                        \
+    }
+
+#define FLOAT_OPS(F, U)                                                                            \
+    switch (predef) {                                                                              \
+    case FY_OP_SUM:                                                                                \
+        FLOAT_LOOP(F, U, x + a);                                                                   \
+        return;                                                                                    \
+    case FY_OP_PROD:                                                                               \
+        FLOAT_LOOP(F, U, x * a);                                                                   \
+        return;                                                                                    \
+    case FY_OP_MAX:                                                                                \
+        FLOAT_LOOP(F, U, x > a ? x : a);                                                           \
+        return;                                                                                    \
+    case FY_OP_MIN:                                                                                \
+        FLOAT_LOOP(F, U, x < a ? x : a);                                                           \
+        return;                                                                                    \
+    default:                                                                                       \
+        break;                                                                                     \
+    }
 
 void fy_acc_atomic(MPI_Op op, const fy_dtype_t *b, void *tgt, const void *in, void *old,
                    const void *cmp, size_t n)
 {
-    fy_op_t *o = fy_op_get(op);
+    fy_op_t *o = cmp ? NULL : fy_op_get(op);
     int predef = cmp ? 0 : o->predef;
     bool ints = int_kind(b->basic);
-    for (size_t i = 0; i < n; i++) {
-        char *q = (char *)tgt + i * (size_t)b->size;
-        switch (b->size) {
-        case 1:
-            ATOMIC_ONE(uint8_t);
-            break;
-        case 2:
-            ATOMIC_ONE(uint16_t);
-            break;
-        case 4:
-            ATOMIC_ONE(uint32_t);
-            break;
-        default:
-            ATOMIC_ONE(uint64_t);
-            break;
-        }
+    if (!cmp && in && b->basic == FY_B_DOUBLE)
+        FLOAT_OPS(double, uint64_t)
+    if (!cmp && in && b->basic == FY_B_FLOAT)
+        FLOAT_OPS(float, uint32_t)
+    switch (b->size) {
+    case 1:
+        INT_LOOPS(uint8_t);
+        break;
+    case 2:
+        INT_LOOPS(uint16_t);
+        break;
+    case 4:
+        INT_LOOPS(uint32_t);
+        break;
+    default:
+        INT_LOOPS(uint64_t);
+        break;
     }
 }
 
@@ -215,6 +272,11 @@ static bool stripe_take(void *arg)
            atomic_compare_exchange_strong(a->s, &z, 1);
 }
 
+static bool stripe_free(void *arg)
+{
+    return atomic_load(((stripe_arg_t *)arg)->s) == 0;
+}
+
 void fy_acc_lock(fy_win_t *w, int t, uint64_t lo, uint64_t hi)
 {
     fy_osc_rank_meta_t *m = &w->meta[w->t[t].local];
@@ -222,8 +284,8 @@ void fy_acc_lock(fy_win_t *w, int t, uint64_t lo, uint64_t hi)
     for (int i = 0; i < FY_OSC_STRIPES; i++)
         if (mask >> i & 1) {
             stripe_arg_t a = {&m->stripe[i]};
-            if (!stripe_take(&a))
-                fy_osc_wait(&m->stripe[i], &m->stripe_sleepers, stripe_take, &a);
+            while (!stripe_take(&a))
+                fy_osc_wait(w, &m->stripe[i], &m->stripe_sleepers, stripe_free, &a);
         }
 }
 
@@ -234,7 +296,7 @@ void fy_acc_unlock(fy_win_t *w, int t, uint64_t lo, uint64_t hi)
     for (int i = FY_OSC_STRIPES - 1; i >= 0; i--)
         if (mask >> i & 1) {
             atomic_store_explicit(&m->stripe[i], 0, memory_order_release);
-            fy_osc_wake(&m->stripe[i], &m->stripe_sleepers);
+            fy_osc_wake(w, &m->stripe[i], &m->stripe_sleepers, -1);
         }
 }
 

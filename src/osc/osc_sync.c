@@ -9,9 +9,7 @@
  *   - PSCW: counters per (origin, target) pair of the host in the same metadata: a post adds
  *     one to each origin's count from this target, a complete one to each target's count from
  *     this origin, and a bell word per rank wakes whoever sleeps on it.
- * Waiting polls while making progress for the point-to-point spin time, then sleeps on the
- * futex of the word it waits on, for at most a millisecond at a time, so active messages are
- * still served.
+ * Waiting goes through the point-to-point wait and the ranks' doorbells (fy_osc_wait).
  */
 #include <limits.h>
 #include <linux/futex.h>
@@ -29,15 +27,27 @@
 #include "fy_osc.h"
 #include "fy_p2p.h"
 #include "fy_runtime.h"
+#include "fy_xport.h"
 
 enum { SLEEP_NS = 1000000 };
 
-/* As the point-to-point waits do (src/p2p/wait_policy.c, FERRY_SPIN_US, FERRY_YIELD): poll
- * with progress for the spin time, yielding the core between polls when ranks outnumber cores,
- * then sleep on the word's futex. FERRY_WAIT=block sleeps at once, =spin never. */
-void fy_osc_wait(_Atomic uint32_t *word, _Atomic uint32_t *sleepers, bool (*pred)(void *),
-                 void *arg)
+/* Two ways to wait, chosen per window at creation (w->bells):
+ *   - every rank of the host on the window shares this rank's shared-memory segment: the
+ *     point-to-point wait (fy_wait_until: its spin, yield and sleep policy, which knows when a
+ *     peer sits on this CPU, and its deadlock detector), woken through the ranks' doorbells;
+ *   - otherwise (FERRY_NETMOD=tcp on one host): poll with progress for the spin time, then
+ *     sleep on the word's futex, a millisecond at a time so active messages are served.
+ * `sleepers` counts the waiters of the word, so a waker pays nothing when there are none. */
+void fy_osc_wait(fy_win_t *w, _Atomic uint32_t *word, _Atomic uint32_t *sleepers,
+                 bool (*pred)(void *), void *arg)
 {
+    /* pred must only look: the point-to-point wait may call it again after it held. */
+    if (w->bells) {
+        atomic_fetch_add(sleepers, 1);
+        fy_wait_until(pred, arg);
+        atomic_fetch_sub(sleepers, 1);
+        return;
+    }
     int64_t until = fy_rt.wait_mode == FY_WAIT_BLOCK ? 0 : fy_now_ns() + fy_rt.spin_ns;
     for (unsigned i = 0;; i++) {
         uint32_t seen = atomic_load(word);
@@ -63,11 +73,23 @@ void fy_osc_wait(_Atomic uint32_t *word, _Atomic uint32_t *sleepers, bool (*pred
     }
 }
 
-void fy_osc_wake(_Atomic uint32_t *word, _Atomic uint32_t *sleepers)
+void fy_osc_wake(fy_win_t *w, _Atomic uint32_t *word, _Atomic uint32_t *sleepers, int who)
 {
     atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load(sleepers))
+    if (!atomic_load(sleepers))
+        return;
+    if (!w->bells) {
         syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+        return;
+    }
+    /* A doorbell rings only a rank asleep on it (one load otherwise). */
+    if (who >= 0) {
+        fy_shm_ring_bell(w->t[who].world);
+        return;
+    }
+    for (int l = 0; l < w->nlocal; l++)
+        if (w->local_rank[l] != w->rank)
+            fy_shm_ring_bell(w->t[w->local_rank[l]].world);
 }
 
 static const char *wname(const fy_win_t *w)
@@ -104,6 +126,7 @@ int fy_win_fence(const char *fn, fy_win_t *w, int assert)
 /* ---- passive target ------------------------------------------------------------------------ */
 
 typedef struct {
+    fy_win_t *w;
     _Atomic uint32_t *v;
     _Atomic uint32_t *sleepers;
 } lock_arg_t;
@@ -125,17 +148,29 @@ static bool take_shared(void *arg)
         return true;
     /* A writer got in first: back out, and wake a writer our count may have put to sleep. */
     atomic_fetch_sub(a->v, 1);
-    fy_osc_wake(a->v, a->sleepers);
+    fy_osc_wake(a->w, a->v, a->sleepers, -1);
     return false;
+}
+
+/* What the waits test: whether taking may succeed now. They must not take (the point-to-point
+ * wait may test its condition again after it first held). */
+static bool free_excl(void *arg)
+{
+    return atomic_load(((lock_arg_t *)arg)->v) == 0;
+}
+
+static bool free_shared(void *arg)
+{
+    return !(atomic_load(((lock_arg_t *)arg)->v) & FY_OSC_WRITER);
 }
 
 static void lock_local(fy_win_t *w, int t, int type)
 {
     fy_osc_word_t *lk = &w->meta[w->t[t].local].lock;
-    lock_arg_t a = {&lk->v, &lk->sleepers};
-    bool (*take)(void *) = type == MPI_LOCK_EXCLUSIVE ? take_excl : take_shared;
-    if (!take(&a))
-        fy_osc_wait(&lk->v, &lk->sleepers, take, &a);
+    lock_arg_t a = {w, &lk->v, &lk->sleepers};
+    bool excl = type == MPI_LOCK_EXCLUSIVE;
+    while (!(excl ? take_excl(&a) : take_shared(&a)))
+        fy_osc_wait(w, &lk->v, &lk->sleepers, excl ? free_excl : free_shared, &a);
 }
 
 static void unlock_local(fy_win_t *w, int t, int held)
@@ -145,7 +180,7 @@ static void unlock_local(fy_win_t *w, int t, int held)
         atomic_fetch_and(&lk->v, ~FY_OSC_WRITER);
     else
         atomic_fetch_sub(&lk->v, 1);
-    fy_osc_wake(&lk->v, &lk->sleepers);
+    fy_osc_wake(w, &lk->v, &lk->sleepers, -1);
 }
 
 static int take_lock(fy_win_t *w, int t, int type, int assert)
@@ -309,7 +344,7 @@ static void ring(fy_win_t *w, int local)
 {
     fy_osc_word_t *b = &w->meta[local].bell;
     atomic_fetch_add(&b->v, 1);
-    fy_osc_wake(&b->v, &b->sleepers);
+    fy_osc_wake(w, &b->v, &b->sleepers, w->local_rank[local]);
 }
 
 static int *copy_ranks(const int *ranks, int n)
@@ -382,7 +417,7 @@ int fy_win_start(const char *fn, fy_win_t *w, const int *ranks, int n, int asser
     /* MPI_MODE_NOCHECK: the targets promise they have posted already. */
     if (!(assert & MPI_MODE_NOCHECK) && !all_posted(w)) {
         fy_osc_word_t *b = &w->meta[w->mylocal].bell;
-        fy_osc_wait(&b->v, &b->sleepers, all_posted, w);
+        fy_osc_wait(w, &b->v, &b->sleepers, all_posted, w);
     }
     for (int i = 0; i < n; i++) {
         int t = ranks[i];
@@ -442,7 +477,7 @@ int fy_win_wait(const char *fn, fy_win_t *w, int *flag, bool block)
             }
         } else {
             fy_osc_word_t *b = &w->meta[w->mylocal].bell;
-            fy_osc_wait(&b->v, &b->sleepers, all_done, w);
+            fy_osc_wait(w, &b->v, &b->sleepers, all_done, w);
         }
     }
     for (int i = 0; i < w->npost; i++)

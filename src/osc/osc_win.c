@@ -28,6 +28,7 @@
 #include "fy_mem.h"
 #include "fy_osc.h"
 #include "fy_runtime.h"
+#include "fy_xport.h"
 
 #define PAGE 4096u
 
@@ -415,6 +416,10 @@ int fy_win_create(const char *fn, int flavor, void *base, MPI_Aint size, MPI_Ain
         w->base = w->t[w->rank].base;
         *base_p = w->base;
     }
+    w->bells = true;
+    for (int l = 0; l < w->nlocal; l++)
+        if (w->local_rank[l] != w->rank && !fy_shm_reaches(w->t[w->local_rank[l]].world))
+            w->bells = false;
     /* Active messages whenever some rank reaches another that way: a target must serve
      * them even if it reaches everybody directly itself. */
     int need_am = 0, any_am = 0;
