@@ -15,6 +15,7 @@
 #include "fy_coll.h"
 #include "fy_dtype.h"
 #include "fy_init.h"
+#include "fy_osc.h"
 #include "fy_machine.h"
 #include "fy_op.h"
 #include "fy_p2p.h"
@@ -70,6 +71,7 @@ static void layers_down(void)
 {
     /* Queued control records (FIN, ACK) may be what a peer still waits for. */
     fy_wait_until(no_pending, NULL);
+    fy_win_fini(); /* windows left open hold communicators and mappings */
     /* Collectives whose requests were freed still run (MPI_Request_free): let them finish. */
     fy_sched_fini();
     fy_coll_fini();

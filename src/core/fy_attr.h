@@ -12,7 +12,7 @@ typedef struct fy_attr {
 } fy_attr_t;
 
 /* Keyvals belong to one kind of object. */
-typedef enum { FY_ATTR_COMM = 1, FY_ATTR_TYPE } fy_attr_kind_t;
+typedef enum { FY_ATTR_COMM = 1, FY_ATTR_TYPE, FY_ATTR_WIN } fy_attr_kind_t;
 
 /* Attribute lists of any object: `list` is the object's list head, `obj` its handle (passed to
  * the callbacks), `fn` the MPI call for messages. */

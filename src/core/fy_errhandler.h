@@ -7,7 +7,7 @@
 
 /* The kind of object a user handler was made for (MPI_x_create_errhandler): its function
  * takes that object's handle. Predefined handlers fit every kind. */
-enum { FY_EH_COMM, FY_EH_SESSION };
+enum { FY_EH_COMM, FY_EH_SESSION, FY_EH_WIN };
 
 typedef struct fy_errhandler {
     MPI_Errhandler handle;

@@ -21,6 +21,7 @@ typedef enum {
     FY_REQ_PART,  /* a partitioned send or receive: `part` runs it (p2p/fy_part.h) */
     FY_REQ_PAIR,  /* MPI_Isendrecv(_replace): completes when its two children have (below) */
     FY_REQ_GREQ,  /* a generalized request: the user's callbacks in `greq` (api/grequest.c) */
+    FY_REQ_RMA,   /* MPI_Rput and the other request-based one-sided operations (src/osc) */
 } fy_req_kind_t;
 
 typedef enum { FY_MODE_STANDARD, FY_MODE_BUFFERED, FY_MODE_SYNC, FY_MODE_READY } fy_mode_t;

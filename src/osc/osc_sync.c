@@ -1,0 +1,449 @@
+/* Synchronisation of windows: fence, passive-target locks and flushes, and general active
+ * target (post, start, complete, wait).
+ *
+ * Direct operations are complete when they return, so what is left to synchronise is who may
+ * access what when:
+ *   - fence: a barrier on the window's communicator (after flushing active messages);
+ *   - locks: a reader/writer lock word per target in the host's shared metadata (fy_osc.h),
+ *     taken by the origin itself; ranks of other hosts ask the target's progress engine;
+ *   - PSCW: counters per (origin, target) pair of the host in the same metadata: a post adds
+ *     one to each origin's count from this target, a complete one to each target's count from
+ *     this origin, and a bell word per rank wakes whoever sleeps on it.
+ * Waiting spins briefly while making progress, then yields, then sleeps on the futex of the
+ * word it waits on, for at most a millisecond at a time, so active messages are still served.
+ */
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fy_coll.h"
+#include "fy_err.h"
+#include "fy_osc.h"
+#include "fy_p2p.h"
+
+enum { SPINS = 64, YIELDS = 32, SLEEP_NS = 1000000 };
+
+void fy_osc_wait(_Atomic uint32_t *word, _Atomic uint32_t *sleepers, bool (*pred)(void *),
+                 void *arg)
+{
+    for (unsigned i = 0;; i++) {
+        uint32_t seen = atomic_load(word);
+        if (pred(arg))
+            return;
+        fy_progress();
+        if (i < SPINS) {
+            __builtin_ia32_pause();
+            continue;
+        }
+        if (i < SPINS + YIELDS) {
+            sched_yield();
+            continue;
+        }
+        atomic_fetch_add(sleepers, 1);
+        bool got = pred(arg);
+        if (!got) {
+            struct timespec ts = {0, SLEEP_NS};
+            syscall(SYS_futex, word, FUTEX_WAIT, seen, &ts, NULL, 0);
+        }
+        atomic_fetch_sub(sleepers, 1);
+        if (got)
+            return;
+    }
+}
+
+void fy_osc_wake(_Atomic uint32_t *word, _Atomic uint32_t *sleepers)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load(sleepers))
+        syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static const char *wname(const fy_win_t *w)
+{
+    return w->name[0] ? w->name : "(unnamed window)";
+}
+
+/* ---- fence ------------------------------------------------------------------------------- */
+
+int fy_win_fence(const char *fn, fy_win_t *w, int assert)
+{
+    if (w->epoch & (FY_EPOCH_LOCK | FY_EPOCH_LOCK_ALL | FY_EPOCH_PSCW) || w->post_grp)
+        return fy_err_set(MPI_ERR_RMA_SYNC,
+                          "%s: %s has a %s epoch open; a fence cannot start or end it", fn,
+                          wname(w),
+                          w->epoch & (FY_EPOCH_LOCK | FY_EPOCH_LOCK_ALL) ? "passive-target"
+                                                                          : "post/start");
+    int rc = MPI_SUCCESS;
+    if (w->am)
+        rc = fy_osc_am_flush(w, -1);
+    atomic_thread_fence(memory_order_seq_cst);
+    /* Even with MPI_MODE_NOPRECEDE the barrier stays: the target's own stores before the fence
+     * must be ordered before the next epoch's remote accesses. */
+    int brc = fy_barrier(w->comm);
+    if (rc == MPI_SUCCESS)
+        rc = brc;
+    if (assert & MPI_MODE_NOSUCCEED)
+        w->epoch &= ~(unsigned)FY_EPOCH_FENCE;
+    else
+        w->epoch |= FY_EPOCH_FENCE;
+    return rc;
+}
+
+/* ---- passive target ------------------------------------------------------------------------ */
+
+typedef struct {
+    _Atomic uint32_t *v;
+    _Atomic uint32_t *sleepers;
+} lock_arg_t;
+
+static bool take_excl(void *arg)
+{
+    lock_arg_t *a = arg;
+    uint32_t z = 0;
+    return atomic_load_explicit(a->v, memory_order_relaxed) == 0 &&
+           atomic_compare_exchange_strong(a->v, &z, FY_OSC_WRITER);
+}
+
+static bool take_shared(void *arg)
+{
+    lock_arg_t *a = arg;
+    if (atomic_load_explicit(a->v, memory_order_relaxed) & FY_OSC_WRITER)
+        return false;
+    if (!(atomic_fetch_add(a->v, 1) & FY_OSC_WRITER))
+        return true;
+    /* A writer got in first: back out, and wake a writer our count may have put to sleep. */
+    atomic_fetch_sub(a->v, 1);
+    fy_osc_wake(a->v, a->sleepers);
+    return false;
+}
+
+static void lock_local(fy_win_t *w, int t, int type)
+{
+    fy_osc_word_t *lk = &w->meta[w->t[t].local].lock;
+    lock_arg_t a = {&lk->v, &lk->sleepers};
+    bool (*take)(void *) = type == MPI_LOCK_EXCLUSIVE ? take_excl : take_shared;
+    if (!take(&a))
+        fy_osc_wait(&lk->v, &lk->sleepers, take, &a);
+}
+
+static void unlock_local(fy_win_t *w, int t, int held)
+{
+    fy_osc_word_t *lk = &w->meta[w->t[t].local].lock;
+    if (held == FY_WLOCK_EXCL)
+        atomic_fetch_and(&lk->v, ~FY_OSC_WRITER);
+    else
+        atomic_fetch_sub(&lk->v, 1);
+    fy_osc_wake(&lk->v, &lk->sleepers);
+}
+
+static int take_lock(fy_win_t *w, int t, int type, int assert)
+{
+    fy_win_target_t *tg = &w->t[t];
+    if (assert & MPI_MODE_NOCHECK) {
+        tg->lock = FY_WLOCK_NOCHECK;
+        return MPI_SUCCESS;
+    }
+    if (tg->reach == FY_REACH_AM) {
+        int rc = fy_osc_am_lock(w, t, type);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    } else {
+        lock_local(w, t, type);
+    }
+    tg->lock = type == MPI_LOCK_EXCLUSIVE ? FY_WLOCK_EXCL : FY_WLOCK_SHARED;
+    return MPI_SUCCESS;
+}
+
+static int drop_lock(fy_win_t *w, int t)
+{
+    fy_win_target_t *tg = &w->t[t];
+    int held = tg->lock, rc = MPI_SUCCESS;
+    tg->lock = FY_WLOCK_NONE;
+    if (held == FY_WLOCK_NOCHECK || held == FY_WLOCK_NONE)
+        return tg->reach == FY_REACH_AM ? fy_osc_am_flush(w, t) : MPI_SUCCESS;
+    if (tg->reach == FY_REACH_AM)
+        return fy_osc_am_unlock(w, t); /* completes what was issued first */
+    atomic_thread_fence(memory_order_seq_cst);
+    unlock_local(w, t, held);
+    return rc;
+}
+
+static int no_locks_hint(const char *fn, fy_win_t *w)
+{
+    return fy_err_set(MPI_ERR_RMA_SYNC,
+                      "%s: %s was created with the info hint no_locks=true, so it may not be "
+                      "locked",
+                      fn, wname(w));
+}
+
+int fy_win_lock(const char *fn, fy_win_t *w, int type, int rank, int assert)
+{
+    if (w->no_locks)
+        return no_locks_hint(fn, w);
+    if (w->epoch & FY_EPOCH_LOCK_ALL)
+        return fy_err_set(MPI_ERR_RMA_SYNC,
+                          "%s: %s is locked with MPI_Win_lock_all; rank %d is already locked", fn,
+                          wname(w), rank);
+    if (w->epoch & FY_EPOCH_PSCW)
+        return fy_err_set(MPI_ERR_RMA_SYNC,
+                          "%s: %s has an access epoch from MPI_Win_start open", fn, wname(w));
+    if (w->t[rank].lock != FY_WLOCK_NONE)
+        return fy_err_set(MPI_ERR_RMA_SYNC,
+                          "%s: rank %d of %s is already locked by this process (call "
+                          "MPI_Win_unlock first)",
+                          fn, rank, wname(w));
+    int rc = take_lock(w, rank, type, assert);
+    if (rc == MPI_SUCCESS) {
+        w->nlocks++;
+        w->epoch |= FY_EPOCH_LOCK;
+    }
+    return rc;
+}
+
+int fy_win_unlock(const char *fn, fy_win_t *w, int rank)
+{
+    if (!(w->epoch & FY_EPOCH_LOCK) || w->t[rank].lock == FY_WLOCK_NONE)
+        return fy_err_set(MPI_ERR_RMA_SYNC,
+                          "%s: rank %d of %s is not locked by this process (%s)", fn, rank,
+                          wname(w),
+                          w->epoch & FY_EPOCH_LOCK_ALL ? "it was locked with MPI_Win_lock_all: "
+                                                         "use MPI_Win_unlock_all"
+                                                       : "no MPI_Win_lock before");
+    int rc = drop_lock(w, rank);
+    if (--w->nlocks == 0)
+        w->epoch &= ~(unsigned)FY_EPOCH_LOCK;
+    return rc;
+}
+
+int fy_win_lock_all(const char *fn, fy_win_t *w, int assert)
+{
+    if (w->no_locks)
+        return no_locks_hint(fn, w);
+    if (w->epoch & (FY_EPOCH_LOCK | FY_EPOCH_LOCK_ALL | FY_EPOCH_PSCW))
+        return fy_err_set(MPI_ERR_RMA_SYNC, "%s: %s already has an access epoch open (%s)", fn,
+                          wname(w),
+                          w->epoch & FY_EPOCH_LOCK_ALL ? "MPI_Win_lock_all"
+                          : w->epoch & FY_EPOCH_LOCK   ? "MPI_Win_lock"
+                                                       : "MPI_Win_start");
+    for (int t = 0; t < w->size; t++) {
+        int rc = take_lock(w, t, MPI_LOCK_SHARED, assert);
+        if (rc != MPI_SUCCESS) {
+            while (--t >= 0)
+                drop_lock(w, t);
+            return rc;
+        }
+    }
+    w->epoch |= FY_EPOCH_LOCK_ALL;
+    return MPI_SUCCESS;
+}
+
+int fy_win_unlock_all(const char *fn, fy_win_t *w)
+{
+    if (!(w->epoch & FY_EPOCH_LOCK_ALL))
+        return fy_err_set(MPI_ERR_RMA_SYNC, "%s: %s is not locked with MPI_Win_lock_all", fn,
+                          wname(w));
+    int rc = MPI_SUCCESS;
+    for (int t = 0; t < w->size; t++) {
+        int e = drop_lock(w, t);
+        if (rc == MPI_SUCCESS)
+            rc = e;
+    }
+    w->epoch &= ~(unsigned)FY_EPOCH_LOCK_ALL;
+    return rc;
+}
+
+int fy_win_flush(const char *fn, fy_win_t *w, int rank, bool local)
+{
+    (void)local; /* AM operations hold no origin buffer after they are sent */
+    if (!(w->epoch & (FY_EPOCH_LOCK | FY_EPOCH_LOCK_ALL)) ||
+        (rank >= 0 && w->t[rank].lock == FY_WLOCK_NONE))
+        return fy_err_set(MPI_ERR_RMA_SYNC,
+                          "%s: no passive-target epoch is open on %s%s (flushes belong between "
+                          "MPI_Win_lock/lock_all and the unlock)",
+                          fn, wname(w), rank >= 0 ? " for that rank" : "");
+    int rc = MPI_SUCCESS;
+    if (w->am)
+        rc = fy_osc_am_flush(w, rank);
+    atomic_thread_fence(memory_order_seq_cst);
+    return rc;
+}
+
+int fy_win_sync(const char *fn, fy_win_t *w)
+{
+    (void)fn;
+    (void)w;
+    /* The unified model: public and private copies are one memory; a full fence orders this
+     * process's loads and stores against everyone's. */
+    atomic_thread_fence(memory_order_seq_cst);
+    fy_progress();
+    return MPI_SUCCESS;
+}
+
+/* ---- post / start / complete / wait -------------------------------------------------------- */
+
+static _Atomic uint32_t *posts(fy_win_t *w, int origin_local, int target_local)
+{
+    return &w->pscw[(size_t)origin_local * (size_t)w->nlocal + (size_t)target_local];
+}
+
+static _Atomic uint32_t *dones(fy_win_t *w, int target_local, int origin_local)
+{
+    size_t nl = (size_t)w->nlocal;
+    return &w->pscw[nl * nl + (size_t)target_local * nl + (size_t)origin_local];
+}
+
+static void ring(fy_win_t *w, int local)
+{
+    fy_osc_word_t *b = &w->meta[local].bell;
+    atomic_fetch_add(&b->v, 1);
+    fy_osc_wake(&b->v, &b->sleepers);
+}
+
+static int *copy_ranks(const int *ranks, int n)
+{
+    int *p = malloc((size_t)(n ? n : 1) * sizeof(int));
+    if (p)
+        memcpy(p, ranks, (size_t)n * sizeof(int));
+    return p;
+}
+
+int fy_win_post(const char *fn, fy_win_t *w, const int *ranks, int n, int assert)
+{
+    (void)assert;
+    if (w->post_grp)
+        return fy_err_set(MPI_ERR_RMA_SYNC,
+                          "%s: %s already has an exposure epoch from MPI_Win_post (call "
+                          "MPI_Win_wait or MPI_Win_test until it ends)",
+                          fn, wname(w));
+    if (!(w->post_grp = copy_ranks(ranks, n)))
+        return fy_err_set(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    w->npost = n;
+    atomic_thread_fence(memory_order_seq_cst); /* our stores before the origins' accesses */
+    for (int i = 0; i < n; i++) {
+        int o = ranks[i];
+        if (w->t[o].local >= 0) {
+            atomic_fetch_add(posts(w, w->t[o].local, w->mylocal), 1);
+            ring(w, w->t[o].local);
+        } else {
+            int rc = fy_osc_am_post(w, o);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+static uint32_t posted_from(fy_win_t *w, int t)
+{
+    return w->t[t].local >= 0 ? atomic_load(posts(w, w->mylocal, w->t[t].local))
+                              : __atomic_load_n(&w->rposted[t], __ATOMIC_ACQUIRE);
+}
+
+static uint32_t completed_from(fy_win_t *w, int o)
+{
+    return w->t[o].local >= 0 ? atomic_load(dones(w, w->mylocal, w->t[o].local))
+                              : __atomic_load_n(&w->rcompleted[o], __ATOMIC_ACQUIRE);
+}
+
+static bool all_posted(void *arg)
+{
+    fy_win_t *w = arg;
+    for (int i = 0; i < w->nstart; i++) {
+        int t = w->start_grp[i];
+        if (posted_from(w, t) == w->consumed_post[t])
+            return false;
+    }
+    return true;
+}
+
+int fy_win_start(const char *fn, fy_win_t *w, const int *ranks, int n, int assert)
+{
+    if (w->epoch & (FY_EPOCH_PSCW | FY_EPOCH_LOCK | FY_EPOCH_LOCK_ALL))
+        return fy_err_set(MPI_ERR_RMA_SYNC, "%s: %s already has an access epoch open (%s)", fn,
+                          wname(w),
+                          w->epoch & FY_EPOCH_PSCW ? "MPI_Win_start" : "a passive-target lock");
+    free(w->start_grp);
+    if (!(w->start_grp = copy_ranks(ranks, n)))
+        return fy_err_set(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    w->nstart = n;
+    /* MPI_MODE_NOCHECK: the targets promise they have posted already. */
+    if (!(assert & MPI_MODE_NOCHECK) && !all_posted(w)) {
+        fy_osc_word_t *b = &w->meta[w->mylocal].bell;
+        fy_osc_wait(&b->v, &b->sleepers, all_posted, w);
+    }
+    for (int i = 0; i < n; i++) {
+        int t = ranks[i];
+        if (!(assert & MPI_MODE_NOCHECK))
+            w->consumed_post[t]++;
+        w->t[t].started = 1;
+    }
+    w->epoch |= FY_EPOCH_PSCW;
+    return MPI_SUCCESS;
+}
+
+int fy_win_complete(const char *fn, fy_win_t *w)
+{
+    if (!(w->epoch & FY_EPOCH_PSCW))
+        return fy_err_set(MPI_ERR_RMA_SYNC,
+                          "%s: no access epoch from MPI_Win_start is open on %s", fn, wname(w));
+    int rc = MPI_SUCCESS;
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int i = 0; i < w->nstart; i++) {
+        int t = w->start_grp[i];
+        w->t[t].started = 0;
+        if (w->t[t].local >= 0) {
+            atomic_fetch_add(dones(w, w->t[t].local, w->mylocal), 1);
+            ring(w, w->t[t].local);
+        } else {
+            int e = fy_osc_am_complete(w, t); /* after the operations issued to t */
+            if (rc == MPI_SUCCESS)
+                rc = e;
+        }
+    }
+    w->epoch &= ~(unsigned)FY_EPOCH_PSCW;
+    return rc;
+}
+
+static bool all_done(void *arg)
+{
+    fy_win_t *w = arg;
+    for (int i = 0; i < w->npost; i++) {
+        int o = w->post_grp[i];
+        if (completed_from(w, o) == w->consumed_done[o])
+            return false;
+    }
+    return true;
+}
+
+int fy_win_wait(const char *fn, fy_win_t *w, int *flag, bool block)
+{
+    if (!w->post_grp)
+        return fy_err_set(MPI_ERR_RMA_SYNC,
+                          "%s: no exposure epoch from MPI_Win_post is open on %s", fn, wname(w));
+    if (!all_done(w)) {
+        if (!block) {
+            fy_progress();
+            if (!all_done(w)) {
+                *flag = 0;
+                return MPI_SUCCESS;
+            }
+        } else {
+            fy_osc_word_t *b = &w->meta[w->mylocal].bell;
+            fy_osc_wait(&b->v, &b->sleepers, all_done, w);
+        }
+    }
+    for (int i = 0; i < w->npost; i++)
+        w->consumed_done[w->post_grp[i]]++;
+    atomic_thread_fence(memory_order_seq_cst);
+    free(w->post_grp);
+    w->post_grp = NULL;
+    w->npost = 0;
+    if (flag)
+        *flag = 1;
+    return MPI_SUCCESS;
+}
