@@ -3,7 +3,9 @@
  * and what any target held at the start of an epoch, without trusting another MPI call):
  *   - operations Put, Get, Accumulate, Get_accumulate, Fetch_and_op, Compare_and_swap, and the
  *     request forms Rput, Rget, Raccumulate, Rget_accumulate (only in passive-target epochs,
- *     where MPI 4.1 defines them), each case split into 1-3 operations per target;
+ *     where MPI 4.1 defines them), each case split into 1-3 operations per target; a third of
+ *     the accumulate cases mix Accumulate, Get_accumulate, Fetch_and_op and the request forms
+ *     by origin (the standard makes them atomic with each other for one operator and type);
  *   - windows from Win_create on malloc memory, Win_create on MPI_Alloc_mem memory,
  *     Win_allocate, Win_allocate_shared (neighbours' memory right after ours: an overrun shows
  *     in the guard) and Win_create_dynamic + Win_attach (displacements are addresses), some
@@ -225,6 +227,7 @@ typedef struct {
     int pat, shift, hot, overlap, split, skew;
     int lockkind; /* S_LOCK: 0 all shared, 1 all exclusive, 2 mixed */
     int nested, nocheck, flushall, waitlate, fa0, fa1, usetest;
+    int nmix, mixset[5]; /* nmix > 0: each origin takes one of these accumulate kinds */
     /* derived */
     const pair_t *p;
     int vop, nslots;
@@ -237,6 +240,14 @@ static double g_tsync[NSYNC], g_tflav[NFLAV], g_trma[NRMA]; /* FY_TEST_MATRIX_PR
 static unsigned hrand(unsigned seed, unsigned a, unsigned b)
 {
     return (unsigned)cm_mix(((uint64_t)seed << 32) ^ ((uint64_t)a << 16) ^ b);
+}
+
+/* The operation origin o issues: the case's, or one of the mixed accumulate kinds. */
+static int rma_of(const case_t *k, int o)
+{
+    if (k->nmix == 0)
+        return k->rma;
+    return k->mixset[hrand(k->seed, 313, (unsigned)o) % (unsigned)k->nmix];
 }
 
 static int active(const case_t *k, int o)
@@ -295,7 +306,7 @@ static unsigned init_seed(const case_t *k)
 
 static void describe(const case_t *k, char *out, size_t len)
 {
-    char who[160] = "", op[32] = "";
+    char who[160] = "", op[32] = "", mix[400] = "";
     int w = 0;
     for (int o = 0; o < mt_size && w < 120; o++)
         if (active(k, o))
@@ -303,6 +314,12 @@ static void describe(const case_t *k, char *out, size_t len)
     if (k->rma != R_PUT && k->rma != R_GET && k->rma != R_RPUT && k->rma != R_RGET &&
         k->rma != R_CAS)
         snprintf(op, sizeof op, ", op %s", aop_name[k->aop]);
+    if (k->nmix) {
+        int m = snprintf(mix, sizeof mix, " (accumulate kinds mixed, by origin:");
+        for (int o = 0; o < mt_size && m < 360; o++)
+            m += snprintf(mix + m, sizeof mix - (size_t)m, " %d %s", o, rma_name[rma_of(k, o)]);
+        snprintf(mix + m, sizeof mix - (size_t)m, ")");
+    }
     const char *pat = k->pat == PAT_RING ? "ring" : k->pat == PAT_HOT ? "hot" : "all";
     char lk[120] = "";
     if (k->sync == S_LOCK)
@@ -319,13 +336,13 @@ static void describe(const case_t *k, char *out, size_t len)
     else
         snprintf(lk, sizeof lk, " (%s)", k->usetest ? "Win_test loop" : "Win_wait");
     snprintf(out, len,
-             "case %d (seed %u): %s%s, type %s, count %d, %s, disp_unit %d%s, sync %s%s, "
+             "case %d (seed %u): %s%s%s, type %s, count %d, %s, disp_unit %d%s, sync %s%s, "
              "pattern %s%s%d, origins {%s}, split %d, %s slots, skew %d%s [size %d, rank %d]",
-             k->idx, k->seed, rma_name[k->rma], op, k->p->name, k->n, flav_name[k->flav], k->du,
+             k->idx, k->seed, rma_name[k->rma], mix, op, k->p->name, k->n, flav_name[k->flav], k->du,
              k->info ? ", info hints" : "", sync_name[k->sync], lk, pat,
              k->pat == PAT_HOT ? " rank " : " shift ", k->pat == PAT_HOT ? k->hot : k->shift,
              who, k->split, k->overlap ? "shared" : "disjoint", k->skew,
-             is_req(k->rma) ? (k->waitlate ? ", requests waited late" : ", requests waited early")
+             is_req(k->rma) || k->nmix ? (k->waitlate ? ", requests waited late" : ", requests waited early")
                             : "",
              mt_size, mt_rank);
 }
@@ -345,7 +362,7 @@ static void fail(const case_t *k, const char *fmt, ...)
     note_fail(k);
     if (cm_printed++ >= 25)
         return;
-    char what[700], msg[300];
+    char what[1400], msg[300];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -373,7 +390,7 @@ static void compare(const case_t *k, const char *bufname, const cm_type_t *t, co
 {
     if (memcmp(exp, got, bytes) == 0)
         return;
-    char what[700];
+    char what[1400];
     describe(k, what, sizeof what);
     note_fail(k);
     cm_compare(what, bufname, t, exp, got, bytes, b);
@@ -448,6 +465,19 @@ static void draw(case_t *k, unsigned seed, int idx)
     k->fa0 = (int)(rnd(&s) % 2);
     k->fa1 = (int)(rnd(&s) % 2);
     k->usetest = (int)(rnd(&s) % 3 == 0);
+    /* Accumulate, Get_accumulate, Fetch_and_op (and their request forms in passive-target
+     * epochs) with one operator are atomic with each other: some cases mix them by origin. */
+    if ((r == R_ACC || r == R_GACC || r == R_FOP) && k->aop != A_REPLACE && k->aop != A_NOOP &&
+        rnd(&s) % 3 == 0) {
+        k->mixset[k->nmix++] = R_ACC;
+        k->mixset[k->nmix++] = R_GACC;
+        if (k->n == 1 && k->p->predefined)
+            k->mixset[k->nmix++] = R_FOP;
+        if (k->sync >= S_LOCK) {
+            k->mixset[k->nmix++] = R_RACC;
+            k->mixset[k->nmix++] = R_RGACC;
+        }
+    }
 
     MPI_Aint bytes = (MPI_Aint)k->n * k->p->tm * k->p->t->ext;
     k->nslots = k->overlap ? 1 : mt_size;
@@ -510,11 +540,11 @@ static void final_image(const case_t *k, int t, char *img, const char *got)
     init_image(k, t, img);
     const cm_type_t *ty = k->p->t;
     long ne = (long)k->n * k->p->tm;
-    int r = base_rma(k->rma);
     char x[64];
     for (int o = 0; o < mt_size; o++) {
         if (!accesses(k, o, t))
             continue;
+        int r = base_rma(rma_of(k, o));
         char *b = img + slot_off(k, slot_of(k, o));
         for (long e = 0; e < ne; e++) {
             char *el = b + e * ty->ext;
@@ -554,7 +584,7 @@ static void origin_image(const case_t *k, int which, int t, char *img, size_t by
                 el[0] ^= 0x10;
         } else {
             gen_init(k, ty, t, slot_of(k, mt_rank), e, el);
-            int r = base_rma(k->rma);
+            int r = base_rma(rma_of(k, mt_rank));
             /* The fetched values are known only when no other origin updates them. */
             if ((r == R_GACC || r == R_FOP) && k->overlap && k->aop != A_NOOP)
                 cm_copy_fields(ty, got + e * ty->ext, el);
@@ -597,7 +627,7 @@ static void issue(const case_t *k, origin_t *g, int i, MPI_Win win)
         MPI_Aint d = tdisp(k, t, toff + e0 * p->tm * p->t->ext);
         MPI_Datatype ot = p->o->type, tt = p->t->type;
         MPI_Request *rq = &g->req[g->nreq];
-        switch (k->rma) {
+        switch (rma_of(k, mt_rank)) {
         case R_PUT: OK(k, MPI_Put(ob, oc, ot, t, d, tc, tt, win)); break;
         case R_GET: OK(k, MPI_Get(rb, oc, ot, t, d, tc, tt, win)); break;
         case R_ACC: OK(k, MPI_Accumulate(ob, oc, ot, t, d, tc, tt, op, win)); break;
@@ -644,7 +674,7 @@ static void wait_reqs(const case_t *k, origin_t *g)
         return;
     OK(k, MPI_Waitall(g->nreq, g->req, MPI_STATUSES_IGNORE));
     g->nreq = 0;
-    if (base_rma(k->rma) != R_GET)
+    if (base_rma(rma_of(k, mt_rank)) != R_GET)
         scribble(g);
 }
 
@@ -652,7 +682,7 @@ static void check_origin(const case_t *k, origin_t *g)
 {
     size_t bytes = g->obytes;
     char *img = mt_malloc(bytes);
-    int r = base_rma(k->rma);
+    int r = base_rma(rma_of(k, mt_rank));
     for (int i = 0; i < g->nt; i++) {
         int t = g->tg[i];
         char name[80];
@@ -780,7 +810,7 @@ static void run_sync(const case_t *k, origin_t *g, MPI_Win win, char *mem)
             OK(k, local ? MPI_Win_flush_local_all(win) : MPI_Win_flush_all(win));
         wait_reqs(k, g);
         check_origin(k, g); /* results are there after a flush, before the unlock */
-        if (local && base_rma(k->rma) != R_GET)
+        if (local && base_rma(rma_of(k, mt_rank)) != R_GET)
             scribble(g);
         OK(k, MPI_Win_unlock_all(win));
         break;
