@@ -20,7 +20,8 @@
  *   - datatypes MPI_INT, MPI_DOUBLE, MPI_LONG_LONG, MPI_CHAR (moved, replaced, fetched only),
  *     MPI_2INT and MPI_DOUBLE_INT (MINLOC/MAXLOC), contiguous ints on one side and a vector of
  *     ints with holes on the other (both ways), contiguous doubles against a vector of doubles
- *     with holes, and a struct {int, double} with holes against a struct of the same signature
+ *     with holes, a vector of ints against an indexed type of ints with other holes, and a
+ *     struct {int, double} with holes against a struct of the same signature
  *     laid out differently (Put/Get only: accumulates need one basic type);
  *   - operators SUM, PROD, MAX, MIN, BAND, BOR, BXOR, LAND, LOR, LXOR, MINLOC, MAXLOC, REPLACE
  *     and NO_OP wherever the standard allows the pair (operator, type);
@@ -123,11 +124,12 @@ enum {
     P_IVEC_T, /* 3 contiguous ints at the origin, a vector of 3 ints with holes at the target */
     P_IVEC_O, /* the other way round */
     P_DVEC_T, /* 2 contiguous doubles at the origin, a vector of 2 doubles with holes */
+    P_IDX,    /* the int vector at the origin, an indexed type of 3 ints (other holes) at target */
     P_STRUCT, /* struct {int, double} (C layout) at the origin, {int @0, double @16} at target */
     NPAIRS
 };
 static pair_t pairs[NPAIRS];
-static cm_type_t t_dvec, t_sto, t_stt, t_one[6]; /* t_one[kind]: a lone field of that kind */
+static cm_type_t t_dvec, t_idx, t_sto, t_stt, t_one[6]; /* t_one[kind]: a lone field of that kind */
 
 enum { GUARD = 64, LARGE = 20000, MAXFAILED = 20 };
 
@@ -145,6 +147,11 @@ static void setup_types(void)
     MPI_OK(MPI_Type_vector(2, 1, 3, MPI_DOUBLE, &dv)); /* doubles at 0 and 24, extent 32 */
     MPI_OK(MPI_Type_commit(&dv));
     t_dvec = (cm_type_t){"vector(2 doubles, holes)", dv, 32, 2, {{0, K_F64}, {24, K_F64}}, 0};
+    int ibl[2] = {2, 1}, idi[2] = {0, 5}; /* ints at 0, 4 and 20, extent 24 */
+    MPI_OK(MPI_Type_indexed(2, ibl, idi, MPI_INT, &t_idx.type));
+    MPI_OK(MPI_Type_commit(&t_idx.type));
+    t_idx = (cm_type_t){"indexed(3 ints, holes)", t_idx.type, 24, 3,
+                        {{0, K_I32}, {4, K_I32}, {20, K_I32}}, 0};
     int bl[2] = {1, 1};
     MPI_Datatype ty[2] = {MPI_INT, MPI_DOUBLE};
     MPI_Aint d_o[2] = {0, 8}, d_t[2] = {0, 16};
@@ -179,6 +186,8 @@ static void setup_types(void)
     pairs[P_IVEC_O] = (pair_t){"vector(3 ints, holes) -> ints", iv, ti, 1, 3, B_INT, 0, 4};
     pairs[P_DVEC_T] = (pair_t){"doubles -> vector(2 doubles, holes)", td, &t_dvec, 2, 1, B_DOUBLE,
                                0, 8};
+    pairs[P_IDX] = (pair_t){"vector(3 ints, holes) -> indexed(3 ints, holes)", iv, &t_idx, 1, 1,
+                            B_INT, 0, 4};
     pairs[P_STRUCT] = (pair_t){"struct{int,double} -> struct{int,double} (other holes)", &t_sto,
                                &t_stt, 1, 1, B_MIXED, 0, 8};
 }
@@ -186,6 +195,7 @@ static void setup_types(void)
 static void teardown_types(void)
 {
     MPI_OK(MPI_Type_free(&t_dvec.type));
+    MPI_OK(MPI_Type_free(&t_idx.type));
     MPI_OK(MPI_Type_free(&t_sto.type));
     MPI_OK(MPI_Type_free(&t_stt.type));
     cm_teardown();
