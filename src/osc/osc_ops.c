@@ -115,6 +115,12 @@ static int sig_check(const fy_rma_op_t *op, const char *what, MPI_Aint count,
 
 static int acc_type_check(const fy_rma_op_t *op)
 {
+    /* An empty accumulate moves nothing: MPICH and Open MPI accept it whatever the operator and
+     * type (mpi4py's suite calls MPI_SUM on zero MPI_BYTEs), so only the operator must exist. */
+    if (op->tcount == 0 || (op->kind == FY_RMA_ACC && op->ocount == 0))
+        return fy_op_get(op->op) ? MPI_SUCCESS
+                                 : fy_err_set(MPI_ERR_OP, "%s: invalid operator 0x%x", op->fn,
+                                              (unsigned)op->op);
     int rc = fy_op_check(op->fn, op->op, op->tdt);
     if (rc != MPI_SUCCESS)
         return rc;

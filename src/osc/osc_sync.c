@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "fy_coll.h"
+#include "fy_cpu.h"
 #include "fy_err.h"
 #include "fy_osc.h"
 #include "fy_p2p.h"
@@ -37,7 +38,7 @@ void fy_osc_wait(_Atomic uint32_t *word, _Atomic uint32_t *sleepers, bool (*pred
             return;
         fy_progress();
         if (i < SPINS) {
-            __builtin_ia32_pause();
+            fy_cpu_relax();
             continue;
         }
         if (i < SPINS + YIELDS) {
