@@ -27,7 +27,9 @@
  *     and NO_OP wherever the standard allows the pair (operator, type);
  *   - counts 0, 1, 7 and 20000; disp_unit 1 or the basic type's size;
  *   - concurrent origins: each origin accesses one target (a ring with a random shift, self
- *     included), all origins one hot target, or every origin every target; some origins idle.
+ *     included), all origins one hot target, or every origin every target; some origins idle;
+ *   - windows on world, on world numbered backwards (window ranks are not world ranks; PSCW
+ *     groups come from Win_get_group) or on the odd and even halves of world at once.
  * Each epoch is designed so that its outcome is deterministic: Put, Compare_and_swap and
  * REPLACE write disjoint target slots (one per origin); accumulates with the other (associative
  * and commutative, exact on the model's values) operators may all hit the same elements; Gets
@@ -233,7 +235,7 @@ enum { PAT_RING, PAT_HOT, PAT_ALL };
 typedef struct {
     int idx;
     unsigned seed;
-    int rma, flav, sync, pi, aop, n, du, info;
+    int comm, rma, flav, sync, pi, aop, n, du, info;
     int pat, shift, hot, overlap, split, skew;
     int lockkind; /* S_LOCK: 0 all shared, 1 all exclusive, 2 mixed */
     int nested, nocheck, flushall, waitlate, fa0, fa1, usetest;
@@ -245,6 +247,19 @@ typedef struct {
 } case_t;
 
 static int g_failed_cases, g_case_failed;
+/* The case's communicator: world, world numbered backwards, or the half of world (odd or even
+ * ranks) this process is in, both halves running the case at once on their own windows. */
+enum { C_WORLD, C_REV, C_HALF, NCOMMS };
+static const char *const comm_name[NCOMMS] = {"world", "world reversed", "half of world"};
+static MPI_Comm g_comms[NCOMMS], g_comm;
+static int g_p, g_me;
+
+static void use_comm(int c)
+{
+    g_comm = g_comms[c];
+    MPI_Comm_size(g_comm, &g_p);
+    MPI_Comm_rank(g_comm, &g_me);
+}
 static double g_tsync[NSYNC], g_tflav[NFLAV], g_trma[NRMA]; /* FY_TEST_MATRIX_PROFILE */
 
 static unsigned hrand(unsigned seed, unsigned a, unsigned b)
@@ -262,7 +277,7 @@ static int rma_of(const case_t *k, int o)
 
 static int active(const case_t *k, int o)
 {
-    if (mt_size == 1)
+    if (g_p == 1)
         return 1;
     return hrand(k->seed, 901, (unsigned)o) % 4 != 0;
 }
@@ -273,12 +288,12 @@ static int targets_of(const case_t *k, int o, int *t)
     if (!active(k, o))
         return 0;
     switch (k->pat) {
-    case PAT_RING: t[0] = (o + k->shift) % mt_size; return 1;
+    case PAT_RING: t[0] = (o + k->shift) % g_p; return 1;
     case PAT_HOT: t[0] = k->hot; return 1;
     default:
-        for (int i = 0; i < mt_size; i++)
-            t[i] = (o + k->shift + i) % mt_size;
-        return mt_size;
+        for (int i = 0; i < g_p; i++)
+            t[i] = (o + k->shift + i) % g_p;
+        return g_p;
     }
 }
 
@@ -318,7 +333,7 @@ static void describe(const case_t *k, char *out, size_t len)
 {
     char who[160] = "", op[32] = "", mix[400] = "";
     int w = 0;
-    for (int o = 0; o < mt_size && w < 120; o++)
+    for (int o = 0; o < g_p && w < 120; o++)
         if (active(k, o))
             w += snprintf(who + w, sizeof who - (size_t)w, "%s%d", w ? "," : "", o);
     if (k->rma != R_PUT && k->rma != R_GET && k->rma != R_RPUT && k->rma != R_RGET &&
@@ -326,7 +341,7 @@ static void describe(const case_t *k, char *out, size_t len)
         snprintf(op, sizeof op, ", op %s", aop_name[k->aop]);
     if (k->nmix) {
         int m = snprintf(mix, sizeof mix, " (accumulate kinds mixed, by origin:");
-        for (int o = 0; o < mt_size && m < 360; o++)
+        for (int o = 0; o < g_p && m < 360; o++)
             m += snprintf(mix + m, sizeof mix - (size_t)m, " %d %s", o, rma_name[rma_of(k, o)]);
         snprintf(mix + m, sizeof mix - (size_t)m, ")");
     }
@@ -347,14 +362,15 @@ static void describe(const case_t *k, char *out, size_t len)
         snprintf(lk, sizeof lk, " (%s)", k->usetest ? "Win_test loop" : "Win_wait");
     snprintf(out, len,
              "case %d (seed %u): %s%s%s, type %s, count %d, %s, disp_unit %d%s, sync %s%s, "
-             "pattern %s%s%d, origins {%s}, split %d, %s slots, skew %d%s [size %d, rank %d]",
+             "pattern %s%s%d, origins {%s}, split %d, %s slots, skew %d%s [on %s, size %d, rank %d "
+             "= world %d]",
              k->idx, k->seed, rma_name[k->rma], mix, op, k->p->name, k->n, flav_name[k->flav], k->du,
              k->info ? ", info hints" : "", sync_name[k->sync], lk, pat,
              k->pat == PAT_HOT ? " rank " : " shift ", k->pat == PAT_HOT ? k->hot : k->shift,
              who, k->split, k->overlap ? "shared" : "disjoint", k->skew,
              is_req(k->rma) || k->nmix ? (k->waitlate ? ", requests waited late" : ", requests waited early")
                             : "",
-             mt_size, mt_rank);
+             comm_name[k->comm], g_p, g_me, mt_rank);
 }
 
 static void note_fail(const case_t *k)
@@ -420,6 +436,9 @@ static void draw(case_t *k, unsigned seed, int idx)
     k->idx = idx;
     k->seed = (unsigned)cm_mix(((uint64_t)seed << 20) ^ (uint64_t)idx);
     uint64_t s = k->seed;
+    unsigned c = rnd(&s) % 4;
+    k->comm = c < 2 ? C_WORLD : c == 2 ? C_REV : C_HALF;
+    use_comm(k->comm);
     k->rma = (int)(rnd(&s) % NRMA);
     k->flav = (int)(rnd(&s) % NFLAV);
     k->sync = is_req(k->rma) ? S_LOCK + (int)(rnd(&s) % 3) : (int)(rnd(&s) % NSYNC);
@@ -449,7 +468,7 @@ static void draw(case_t *k, unsigned seed, int idx)
     if (r == R_FOP || r == R_CAS)
         k->n = 1;
     else {
-        unsigned c = rnd(&s) % 20;
+        c = rnd(&s) % 20;
         k->n = c < 2 ? 0 : c < 7 ? 1 : c < 17 ? 7 : LARGE;
     }
     k->du = (k->flav == W_DYNAMIC || rnd(&s) % 2) ? 1 : k->p->dunit;
@@ -458,8 +477,8 @@ static void draw(case_t *k, unsigned seed, int idx)
     k->pat = pt < 2 ? PAT_RING : pt == 2 ? PAT_HOT : PAT_ALL;
     if (k->n == LARGE && k->pat == PAT_ALL)
         k->pat = PAT_RING;
-    k->shift = (int)(rnd(&s) % (unsigned)mt_size);
-    k->hot = (int)(rnd(&s) % (unsigned)mt_size);
+    k->shift = (int)(rnd(&s) % (unsigned)g_p);
+    k->hot = (int)(rnd(&s) % (unsigned)g_p);
     int may_share = r == R_GET || ((r == R_ACC || r == R_GACC || r == R_FOP) &&
                                    k->aop != A_REPLACE);
     k->overlap = may_share && rnd(&s) % 2;
@@ -490,7 +509,7 @@ static void draw(case_t *k, unsigned seed, int idx)
     }
 
     MPI_Aint bytes = (MPI_Aint)k->n * k->p->tm * k->p->t->ext;
-    k->nslots = k->overlap ? 1 : mt_size;
+    k->nslots = k->overlap ? 1 : g_p;
     k->slotsize = (k->skew + bytes + 63) / 64 * 64 + 64;
     k->wsize = 2 * GUARD + k->nslots * k->slotsize;
 }
@@ -534,7 +553,7 @@ static void init_image(const case_t *k, int t, char *img)
     cm_sentinel(img, (size_t)k->wsize, k->seed + (unsigned)t);
     const cm_type_t *ty = k->p->t;
     long ne = (long)k->n * k->p->tm;
-    for (int o = 0; o < mt_size; o++) {
+    for (int o = 0; o < g_p; o++) {
         if (!accesses(k, o, t))
             continue;
         int s = slot_of(k, o);
@@ -551,7 +570,7 @@ static void final_image(const case_t *k, int t, char *img, const char *got)
     const cm_type_t *ty = k->p->t;
     long ne = (long)k->n * k->p->tm;
     char x[64];
-    for (int o = 0; o < mt_size; o++) {
+    for (int o = 0; o < g_p; o++) {
         if (!accesses(k, o, t))
             continue;
         int r = base_rma(rma_of(k, o));
@@ -587,14 +606,14 @@ static void origin_image(const case_t *k, int which, int t, char *img, size_t by
     for (long e = 0; e < ne; e++) {
         char *el = img + e * ty->ext;
         if (which == 0)
-            gen_contrib(k, ty, mt_rank, t, e, el);
+            gen_contrib(k, ty, g_me, t, e, el);
         else if (which == 1) { /* the target's value, or one bit away from it */
-            gen_init(k, ty, t, slot_of(k, mt_rank), e, el);
-            if (!cas_match(k, mt_rank))
+            gen_init(k, ty, t, slot_of(k, g_me), e, el);
+            if (!cas_match(k, g_me))
                 el[0] ^= 0x10;
         } else {
-            gen_init(k, ty, t, slot_of(k, mt_rank), e, el);
-            int r = base_rma(rma_of(k, mt_rank));
+            gen_init(k, ty, t, slot_of(k, g_me), e, el);
+            int r = base_rma(rma_of(k, g_me));
             /* The fetched values are known only when no other origin updates them. */
             if ((r == R_GACC || r == R_FOP) && k->overlap && k->aop != A_NOOP)
                 cm_copy_fields(ty, got + e * ty->ext, el);
@@ -628,7 +647,7 @@ static void issue(const case_t *k, origin_t *g, int i, MPI_Win win)
 {
     int t = g->tg[i];
     const pair_t *p = k->p;
-    MPI_Aint toff = slot_off(k, slot_of(k, mt_rank));
+    MPI_Aint toff = slot_off(k, slot_of(k, g_me));
     MPI_Op op = aop_mpi(k->aop);
     for (int j = 0; j < k->split; j++) {
         long e0 = (long)k->n * j / k->split, e1 = (long)k->n * (j + 1) / k->split;
@@ -637,7 +656,7 @@ static void issue(const case_t *k, origin_t *g, int i, MPI_Win win)
         MPI_Aint d = tdisp(k, t, toff + e0 * p->tm * p->t->ext);
         MPI_Datatype ot = p->o->type, tt = p->t->type;
         MPI_Request *rq = &g->req[g->nreq];
-        switch (rma_of(k, mt_rank)) {
+        switch (rma_of(k, g_me)) {
         case R_PUT: OK(k, MPI_Put(ob, oc, ot, t, d, tc, tt, win)); break;
         case R_GET: OK(k, MPI_Get(rb, oc, ot, t, d, tc, tt, win)); break;
         case R_ACC: OK(k, MPI_Accumulate(ob, oc, ot, t, d, tc, tt, op, win)); break;
@@ -684,7 +703,7 @@ static void wait_reqs(const case_t *k, origin_t *g)
         return;
     OK(k, MPI_Waitall(g->nreq, g->req, MPI_STATUSES_IGNORE));
     g->nreq = 0;
-    if (base_rma(rma_of(k, mt_rank)) != R_GET)
+    if (base_rma(rma_of(k, g_me)) != R_GET)
         scribble(g);
 }
 
@@ -692,7 +711,7 @@ static void check_origin(const case_t *k, origin_t *g)
 {
     size_t bytes = g->obytes;
     char *img = mt_malloc(bytes);
-    int r = base_rma(rma_of(k, mt_rank));
+    int r = base_rma(rma_of(k, g_me));
     for (int i = 0; i < g->nt; i++) {
         int t = g->tg[i];
         char name[80];
@@ -713,7 +732,7 @@ static void check_origin(const case_t *k, origin_t *g)
 static void check_target(const case_t *k, const char *win)
 {
     char *img = mt_malloc((size_t)k->wsize);
-    final_image(k, mt_rank, img, win);
+    final_image(k, g_me, img, win);
     MPI_Aint off[64], len[64];
     for (int s = 0; s < k->nslots && s < 64; s++) {
         off[s] = slot_off(k, s);
@@ -725,10 +744,10 @@ static void check_target(const case_t *k, const char *win)
     free(img);
 }
 
-static MPI_Group group_of(const int *ranks, int n)
+static MPI_Group group_of(MPI_Win win, const int *ranks, int n)
 {
     MPI_Group w, g;
-    MPI_Comm_group(MPI_COMM_WORLD, &w);
+    MPI_Win_get_group(win, &w); /* the window's communicator's group */
     MPI_Group_incl(w, n, ranks, &g);
     MPI_Group_free(&w);
     return g;
@@ -736,7 +755,7 @@ static MPI_Group group_of(const int *ranks, int n)
 
 static void run_sync(const case_t *k, origin_t *g, MPI_Win win, char *mem)
 {
-    int me = mt_rank;
+    int me = g_me;
     switch (k->sync) {
     case S_FENCE:
         OK(k, MPI_Win_fence(k->fa0 ? MPI_MODE_NOPRECEDE : 0, win));
@@ -748,16 +767,16 @@ static void run_sync(const case_t *k, origin_t *g, MPI_Win win, char *mem)
         break;
     case S_PSCW: {
         int orig[1024], no = 0;
-        for (int o = 0; o < mt_size; o++)
+        for (int o = 0; o < g_p; o++)
             if (accesses(k, o, me))
                 orig[no++] = o;
         MPI_Group go = MPI_GROUP_NULL, gt = MPI_GROUP_NULL;
         if (no) {
-            go = group_of(orig, no);
+            go = group_of(win, orig, no);
             OK(k, MPI_Win_post(go, 0, win));
         }
         if (g->nt) {
-            gt = group_of(g->tg, g->nt);
+            gt = group_of(win, g->tg, g->nt);
             OK(k, MPI_Win_start(gt, 0, win));
             for (int i = 0; i < g->nt; i++)
                 issue(k, g, i, win);
@@ -783,7 +802,7 @@ static void run_sync(const case_t *k, origin_t *g, MPI_Win win, char *mem)
     case S_LOCK: {
         int as = k->nocheck ? MPI_MODE_NOCHECK : 0;
         if (k->nested) { /* every lock held at once, taken in rank order */
-            for (int t = 0; t < mt_size; t++)
+            for (int t = 0; t < g_p; t++)
                 for (int i = 0; i < g->nt; i++)
                     if (g->tg[i] == t)
                         OK(k, MPI_Win_lock(lock_type(k, me, t), t, as, win));
@@ -820,14 +839,14 @@ static void run_sync(const case_t *k, origin_t *g, MPI_Win win, char *mem)
             OK(k, local ? MPI_Win_flush_local_all(win) : MPI_Win_flush_all(win));
         wait_reqs(k, g);
         check_origin(k, g); /* results are there after a flush, before the unlock */
-        if (local && base_rma(rma_of(k, mt_rank)) != R_GET)
+        if (local && base_rma(rma_of(k, g_me)) != R_GET)
             scribble(g);
         OK(k, MPI_Win_unlock_all(win));
         break;
     }
     }
     if (k->sync >= S_LOCK) { /* the origins are done; look at our memory under our own lock */
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        MPI_OK(MPI_Barrier(g_comm));
         OK(k, MPI_Win_lock(MPI_LOCK_SHARED, me, 0, win));
         check_target(k, mem);
         OK(k, MPI_Win_unlock(me, win));
@@ -873,27 +892,27 @@ static void run_case(const case_t *k)
     switch (k->flav) {
     case W_MALLOC:
         mem = mt_malloc((size_t)k->wsize);
-        ok = OK(k, MPI_Win_create(mem, k->wsize, k->du, info, MPI_COMM_WORLD, &win));
+        ok = OK(k, MPI_Win_create(mem, k->wsize, k->du, info, g_comm, &win));
         break;
     case W_ALLOCMEM:
         ok = OK(k, MPI_Alloc_mem(k->wsize, MPI_INFO_NULL, &mem));
         if (ok)
-            ok = OK(k, MPI_Win_create(mem, k->wsize, k->du, info, MPI_COMM_WORLD, &win));
+            ok = OK(k, MPI_Win_create(mem, k->wsize, k->du, info, g_comm, &win));
         break;
     case W_ALLOCATE:
-        ok = OK(k, MPI_Win_allocate(k->wsize, k->du, info, MPI_COMM_WORLD, &mem, &win));
+        ok = OK(k, MPI_Win_allocate(k->wsize, k->du, info, g_comm, &mem, &win));
         break;
     case W_SHARED:
-        ok = OK(k, MPI_Win_allocate_shared(k->wsize, k->du, info, MPI_COMM_WORLD, &mem, &win));
+        ok = OK(k, MPI_Win_allocate_shared(k->wsize, k->du, info, g_comm, &mem, &win));
         break;
     case W_DYNAMIC:
         mem = mt_malloc((size_t)k->wsize);
-        ok = OK(k, MPI_Win_create_dynamic(info, MPI_COMM_WORLD, &win));
+        ok = OK(k, MPI_Win_create_dynamic(info, g_comm, &win));
         if (ok)
             ok = OK(k, MPI_Win_attach(win, mem, k->wsize));
         MPI_Aint a = 0;
         MPI_Get_address(mem, &a);
-        MPI_OK(MPI_Allgather(&a, 1, MPI_AINT, g_bases, 1, MPI_AINT, MPI_COMM_WORLD));
+        MPI_OK(MPI_Allgather(&a, 1, MPI_AINT, g_bases, 1, MPI_AINT, g_comm));
         break;
     }
     if (info != MPI_INFO_NULL)
@@ -901,24 +920,24 @@ static void run_case(const case_t *k)
     if (ok && win != MPI_WIN_NULL)
         ok = OK(k, MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
     int all = 0;
-    MPI_OK(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    MPI_OK(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, g_comm));
     if (all) {
         /* Our window's initial content: plain stores before the first fence or post; under
          * our own exclusive lock (then a barrier) before passive-target epochs. */
         char *img = mt_malloc((size_t)k->wsize);
-        init_image(k, mt_rank, img);
+        init_image(k, g_me, img);
         if (k->sync >= S_LOCK)
-            OK(k, MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, win));
+            OK(k, MPI_Win_lock(MPI_LOCK_EXCLUSIVE, g_me, 0, win));
         memcpy(mem, img, (size_t)k->wsize);
         if (k->sync >= S_LOCK) {
-            OK(k, MPI_Win_unlock(mt_rank, win));
-            MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+            OK(k, MPI_Win_unlock(g_me, win));
+            MPI_OK(MPI_Barrier(g_comm));
         }
         free(img);
 
         origin_t g;
         memset(&g, 0, sizeof g);
-        g.nt = targets_of(k, mt_rank, g.tg);
+        g.nt = targets_of(k, g_me, g.tg);
         g.obytes = (size_t)((MPI_Aint)k->n * k->p->om * k->p->o->ext + GUARD);
         for (int i = 0; i < g.nt; i++) {
             g.obuf[i] = mt_malloc(g.obytes);
@@ -935,7 +954,7 @@ static void run_case(const case_t *k)
             free(g.rbuf[i]);
         }
     }
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_OK(MPI_Barrier(g_comm));
     if (k->flav == W_DYNAMIC && win != MPI_WIN_NULL && ok)
         OK(k, MPI_Win_detach(win, mem));
     if (win != MPI_WIN_NULL)
@@ -962,6 +981,9 @@ int main(int argc, char **argv)
     const char *sv = getenv("FY_TEST_SEED"), *lv = getenv("FY_TEST_MATRIX"),
                *nv = getenv("FY_TEST_CASES"), *cv = getenv("FY_TEST_CASE");
     unsigned seed = sv ? (unsigned)strtoul(sv, NULL, 0) : 14u;
+    g_comms[C_WORLD] = MPI_COMM_WORLD;
+    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, mt_size - mt_rank, &g_comms[C_REV]));
+    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, mt_rank % 2, mt_rank, &g_comms[C_HALF]));
     int ncases = mt_size > 4 ? 160 : 240;
     if (lv && strcmp(lv, "quick") == 0)
         ncases = 40;
@@ -1001,6 +1023,8 @@ int main(int argc, char **argv)
         }
     }
     teardown_types();
+    MPI_OK(MPI_Comm_free(&g_comms[C_REV]));
+    MPI_OK(MPI_Comm_free(&g_comms[C_HALF]));
     if (mt_rank == 0)
         printf("rma_model: %d cases\n", ran);
     if (mt_rank == 0 && getenv("FY_TEST_MATRIX_PROFILE")) {
