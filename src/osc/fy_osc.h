@@ -180,6 +180,15 @@ static inline void fy_osc_fence(void)
 #endif
 }
 
+/* Takes a lock word that is free (0) by setting it to `to`: false when it is not free. A load
+ * first, so waiters polling a held word do not bounce its cache line. */
+static inline bool fy_osc_take0(_Atomic uint32_t *v, uint32_t to)
+{
+    uint32_t z = 0;
+    return atomic_load_explicit(v, memory_order_relaxed) == 0 &&
+           atomic_compare_exchange_strong(v, &z, to);
+}
+
 /* Whether an access epoch covers target t (the request forms need more: see osc_ops.c). */
 static inline bool fy_win_epoch_covers(const fy_win_t *w, const fy_win_target_t *t)
 {

@@ -264,14 +264,6 @@ typedef struct {
     _Atomic uint32_t *s;
 } stripe_arg_t;
 
-static bool stripe_take(void *arg)
-{
-    stripe_arg_t *a = arg;
-    uint32_t z = 0;
-    return atomic_load_explicit(a->s, memory_order_relaxed) == 0 &&
-           atomic_compare_exchange_strong(a->s, &z, 1);
-}
-
 static bool stripe_free(void *arg)
 {
     return atomic_load(((stripe_arg_t *)arg)->s) == 0;
@@ -284,7 +276,7 @@ void fy_acc_lock(fy_win_t *w, int t, uint64_t lo, uint64_t hi)
     for (int i = 0; i < FY_OSC_STRIPES; i++)
         if (mask >> i & 1) {
             stripe_arg_t a = {&m->stripe[i]};
-            while (!stripe_take(&a))
+            while (!fy_osc_take0(a.s, 1))
                 fy_osc_wait(w, &m->stripe[i], &m->stripe_sleepers, stripe_free, &a);
         }
 }

@@ -133,10 +133,7 @@ typedef struct {
 
 static bool take_excl(void *arg)
 {
-    lock_arg_t *a = arg;
-    uint32_t z = 0;
-    return atomic_load_explicit(a->v, memory_order_relaxed) == 0 &&
-           atomic_compare_exchange_strong(a->v, &z, FY_OSC_WRITER);
+    return fy_osc_take0(((lock_arg_t *)arg)->v, FY_OSC_WRITER);
 }
 
 static bool take_shared(void *arg)

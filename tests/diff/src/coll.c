@@ -19,40 +19,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAXREP = 6000, HOLE = 0xee, SEND_HOLE = 0x11 }; /* fill bytes: receive, send buffers */
+#include "diff_hashes.h"
+
+enum { HOLE = 0xee, SEND_HOLE = 0x11 }; /* fill bytes: receive, send buffers */
 
 static int rank, size;
 static MPI_Comm comm; /* the communicator under test */
 static int crank, csize;
 static const char *cname;
 
-/* ---- results: hashes kept in order on every rank, printed by rank 0 at the end ---- */
+/* ---- results: diff_hashes.h (a hash per case and rank, printed by rank 0 at the end) ---- */
 
-static unsigned long long hashes[MAXREP];
-static char *names[MAXREP];
-static int nrep;
-
-static unsigned long long fnv(const void *b, size_t n)
-{
-    const unsigned char *p = b;
-    unsigned long long h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
-
-/* Records the hash of `bytes` of buf for the current case (0 bytes with buf NULL: "-"). */
-static void record(const char *name, const void *buf, size_t bytes)
-{
-    if (nrep >= MAXREP) {
-        fprintf(stderr, "too many cases\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    hashes[nrep] = buf ? fnv(buf, bytes) : 0;
-    if (rank == 0)
-        names[nrep] = strdup(name);
-    nrep++;
-}
+#define record diff_record
 
 /* ---- types and values ---- */
 
@@ -555,23 +533,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(comm, &crank);
     run_all(0);
 
-    unsigned long long *all = rank == 0 ? malloc(sizeof *all * (size_t)nrep * (size_t)size) : NULL;
-    MPI_Gather(hashes, nrep, MPI_UNSIGNED_LONG_LONG, all, nrep, MPI_UNSIGNED_LONG_LONG, 0,
-               MPI_COMM_WORLD);
-    if (rank == 0) {
-        for (int i = 0; i < nrep; i++) {
-            printf("%s:", names[i]);
-            for (int r = 0; r < size; r++) {
-                unsigned long long h = all[(size_t)r * (size_t)nrep + (size_t)i];
-                if (h)
-                    printf(" %016llx", h);
-                else
-                    printf(" -");
-            }
-            printf("\n");
-        }
-        printf("%d cases\n", nrep);
-    }
+    diff_print();
     MPI_Comm_free(&rev);
     MPI_Finalize();
     return 0;

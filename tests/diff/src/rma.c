@@ -24,32 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { N = 64, HOLE = 0xee, MAXREP = 2000 };
+#include "diff_hashes.h"
+
+enum { N = 64, HOLE = 0xee };
 
 static int rank, size;
-static unsigned long long hashes[MAXREP];
-static char *names[MAXREP];
-static int nrep;
-
-static unsigned long long fnv(const void *b, size_t n)
-{
-    const unsigned char *p = b;
-    unsigned long long h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
-
-static void report(const char *name, const void *buf, size_t bytes)
-{
-    if (nrep >= MAXREP) {
-        fprintf(stderr, "too many cases\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    hashes[nrep] = fnv(buf, bytes);
-    names[nrep] = strdup(name);
-    nrep++;
-}
+#define report diff_record
 
 static void reportf(const char *fmt, const char *what, const void *buf, size_t bytes)
 {
@@ -596,26 +576,7 @@ int main(int argc, char **argv)
         requests(f);
         structs(f);
     }
-    int n0 = nrep, nmin = 0;
-    MPI_Allreduce(&n0, &nmin, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Bcast(&n0, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (nmin != n0 || nrep != n0) {
-        fprintf(stderr, "rank %d: %d cases, rank 0 %d\n", rank, nrep, n0);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    unsigned long long *all = malloc(sizeof *all * (size_t)nrep * (size_t)size);
-    MPI_Gather(hashes, nrep, MPI_UNSIGNED_LONG_LONG, all, nrep, MPI_UNSIGNED_LONG_LONG, 0,
-               MPI_COMM_WORLD);
-    if (rank == 0) {
-        for (int i = 0; i < nrep; i++) {
-            printf("%s:", names[i]);
-            for (int r = 0; r < size; r++)
-                printf(" %016llx", all[(size_t)r * (size_t)nrep + (size_t)i]);
-            printf("\n");
-        }
-        printf("%d cases\n", nrep);
-    }
-    free(all);
+    diff_print();
     MPI_Finalize();
     return 0;
 }
