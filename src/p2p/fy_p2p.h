@@ -59,6 +59,10 @@ int fy_progress(void);
  * running (and clears it when none is), so an idle pass costs one load and a branch. Returns
  * how much happened. */
 extern int (*fy_progress_hook)(void);
+/* The same for one-sided communication (src/osc/osc_am.c): set while a window serves active
+ * messages, so that targets answer them from every wait. Separate from fy_progress_hook, which
+ * the collective layer owns; p2p knows nothing of what is behind either. */
+extern int (*fy_progress_osc_hook)(void);
 
 /* Progresses until done(arg), spinning briefly and then sleeping until woken (FERRY_WAIT).
  * Called with the library lock held; the lock is dropped while sleeping. */

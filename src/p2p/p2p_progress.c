@@ -136,6 +136,7 @@ void fy_p2p_fini(void)
 }
 
 int (*fy_progress_hook)(void);
+int (*fy_progress_osc_hook)(void);
 
 fy_p2p_stats_t fy_p2p_stats;
 
@@ -151,6 +152,9 @@ int fy_progress(void)
     int (*hook)(void) = fy_progress_hook;
     if (hook)
         n += hook();
+    int (*osc)(void) = fy_progress_osc_hook;
+    if (osc)
+        n += osc();
     if (fy_part_nactive) /* partitioned operations in flight: one load when there are none */
         n += fy_part_progress();
     return n;
