@@ -141,6 +141,25 @@ static void unlock_local(fy_win_t *w, int t, int held)
     fy_osc_wake(&lk->v, &lk->sleepers);
 }
 
+/* For osc_am.c: the lock word of window rank t of this host (the target itself, or a rank of
+ * its host), taken or given back on behalf of an origin; held is FY_WLOCK_SHARED or _EXCL. */
+bool fy_osc_lock_try(fy_win_t *w, int t, int held)
+{
+    fy_osc_word_t *lk = &w->meta[w->t[t].local].lock;
+    lock_arg_t a = {&lk->v, &lk->sleepers};
+    return held == FY_WLOCK_EXCL ? take_excl(&a) : take_shared(&a);
+}
+
+void fy_osc_lock_wait(fy_win_t *w, int t, int held)
+{
+    lock_local(w, t, held == FY_WLOCK_EXCL ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED);
+}
+
+void fy_osc_lock_release(fy_win_t *w, int t, int held)
+{
+    unlock_local(w, t, held);
+}
+
 static int take_lock(fy_win_t *w, int t, int type, int assert)
 {
     fy_win_target_t *tg = &w->t[t];
@@ -397,6 +416,13 @@ int fy_win_complete(const char *fn, fy_win_t *w)
         int t = w->start_grp[i];
         w->t[t].started = 0;
         if (w->t[t].local >= 0) {
+            /* A rank of this host reached by active messages (CMA refused): what was issued to
+             * it must land before the count says so. */
+            if (w->t[t].reach == FY_REACH_AM) {
+                int e = fy_osc_am_flush(w, t);
+                if (rc == MPI_SUCCESS)
+                    rc = e;
+            }
             atomic_fetch_add(dones(w, w->t[t].local, w->mylocal), 1);
             ring(w, w->t[t].local);
         } else {
