@@ -646,13 +646,15 @@ static void answer(am_win_t *a, int src)
         fy_fatal(MPI_ERR_NO_MEM, "out of memory answering a one-sided request");
 }
 
-/* Bytes [lo, hi) of the request's target range, relative to m->off. */
-static void span(const am_msg_t *m, const am_run_t *r, int64_t x, int64_t *lo_p, int64_t *hi_p)
+/* Bytes [lo, hi) of the request's target range, relative to m->off: units x bytes apart, the
+ * last one `last` bytes long (a pair's padding is not touched). */
+static void span(const am_msg_t *m, const am_run_t *r, int64_t x, int64_t last, int64_t *lo_p,
+                 int64_t *hi_p)
 {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (uint32_t i = 0; i < m->nruns; i++) {
         int64_t a = r[i].off, b = r[i].off + (int64_t)(r[i].reps - 1) * r[i].stride;
-        int64_t l = a < b ? a : b, h = (a < b ? b : a) + (int64_t)r[i].n * x;
+        int64_t l = a < b ? a : b, h = (a < b ? b : a) + (int64_t)(r[i].n - 1) * x + last;
         lo = l < lo ? l : lo;
         hi = h > hi ? h : hi;
     }
@@ -840,7 +842,8 @@ static void begin(am_win_t *a)
     a->cur_bad = false;
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
         int64_t lo, hi;
-        span(m, runs, acc ? fy_acc_basic_type((fy_basic_t)m->basic)->extent : 1, &lo, &hi);
+        const fy_dtype_t *b = acc ? fy_acc_basic_type((fy_basic_t)m->basic) : NULL;
+        span(m, runs, b ? b->extent : 1, b ? b->true_extent : 1, &lo, &hi);
         if (!attached(w, (uint64_t)(m->off + lo), (uint64_t)(m->off + hi))) {
             a->cur_bad = true;
             if (m->kind == FY_RMA_PUT || m->kind == FY_RMA_ACC)
