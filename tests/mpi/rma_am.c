@@ -57,6 +57,18 @@ static void fence_phase(void)
     int right = (me + 1) % n, left = (me + n - 1) % n, far = (me + 2) % n;
     for (int i = 0; i < W; i++)
         mem[i] = model[i] = val(me, i);
+    /* Ints 1000..1015: four MPI_DOUBLE_INT pairs (16 bytes each, 4 of padding). */
+    struct dint {
+        double v;
+        int loc;
+    } dpair[4];
+    for (int i = 0; i < 4; i++) {
+        struct dint d = {me * 0.25 + i, -1};
+        memcpy(&mem[1000 + 4 * i], &d, sizeof d);
+        memcpy(&model[1000 + 4 * i], &d, sizeof d);
+        dpair[i].v = (me * 5 % 3) + 0.5 * i;
+        dpair[i].loc = me;
+    }
     MPI_OK(MPI_Win_fence(0, win));
 
     /* Puts to the right neighbour: it receives them from its left one. */
@@ -100,6 +112,8 @@ static void fence_phase(void)
         MPI_OK(MPI_Accumulate(a2, VB * VL, MPI_INT, t, D(t, 1600), 1, vec, MPI_SUM, win));
         MPI_OK(MPI_Accumulate(mx, 16, MPI_INT, t, D(t, 400), 16, MPI_INT, MPI_MAX, win));
         MPI_OK(MPI_Accumulate(pair, 8, MPI_2INT, t, D(t, 500), 8, MPI_2INT, MPI_MINLOC, win));
+        MPI_OK(MPI_Accumulate(dpair, 4, MPI_DOUBLE_INT, t, D(t, 1000), 4, MPI_DOUBLE_INT,
+                              MPI_MAXLOC, win));
     }
     if (me == 0)
         for (int t = 0; t < n; t++)
@@ -129,6 +143,18 @@ static void fence_phase(void)
         }
         model[500 + 2 * i] = bv;
         model[500 + 2 * i + 1] = bl;
+    }
+    for (int i = 0; i < 4; i++) {
+        struct dint d;
+        memcpy(&d, &model[1000 + 4 * i], sizeof d);
+        for (int o = 0; o < n; o++) {
+            double v = (o * 5 % 3) + 0.5 * i;
+            if (v > d.v || (v == d.v && o < d.loc)) {
+                d.v = v;
+                d.loc = o;
+            }
+        }
+        memcpy(&model[1000 + 4 * i], &d, sizeof d);
     }
     /* Get_accumulate of 1 on rank 0's ints 600..609: the old values fetched are counted. */
     int one[10], old[10];
@@ -225,6 +251,7 @@ static void lock_all_phase(void)
     MPI_OK(MPI_Win_flush(1 % n, win));
     /* Rput to the right, Rget from the left, through a vector too. */
     int right = (me + 1) % n, left = (me + n - 1) % n;
+    int ll = (left + n - 1) % n; /* who wrote the left rank's ints 20000.. in the fence epoch */
     int rp[VB * VL], rg[200];
     for (int i = 0; i < VB * VL; i++)
         rp[i] = val(me + 200, i);
@@ -239,9 +266,40 @@ static void lock_all_phase(void)
     MPI_OK(MPI_Rget_accumulate(NULL, 0, MPI_INT, big, 3000, MPI_INT, left, D(left, 30000), 1,
                                bvec, MPI_NO_OP, win, &rq[2]));
     MPI_OK(MPI_Waitall(3, rq, MPI_STATUSES_IGNORE));
+    /* Large accumulates (their data travels apart): from a strided origin type onto every rank,
+     * and a Get_accumulate onto the right neighbour, then Raccumulate. */
+    int *acc = malloc(20000 * sizeof(int)), *gold = malloc(5000 * sizeof(int));
+    for (int i = 0; i < 20000; i++)
+        acc[i] = (i % 2) ? -7 : me + i;
+    MPI_Datatype stride2;
+    MPI_OK(MPI_Type_vector(10000, 1, 2, MPI_INT, &stride2));
+    MPI_OK(MPI_Type_commit(&stride2));
+    for (int t = 0; t < n; t++)
+        MPI_OK(MPI_Accumulate(acc, 1, stride2, t, D(t, 40000), 10000, MPI_INT, MPI_SUM, win));
+    MPI_OK(MPI_Get_accumulate(acc, 5000, MPI_INT, gold, 5000, MPI_INT, right, D(right, 50000),
+                              5000, MPI_INT, MPI_SUM, win));
+    MPI_OK(MPI_Raccumulate(acc, 64, MPI_INT, right, D(right, 56000), 64, MPI_INT, MPI_BXOR, win,
+                           &rq[0]));
+    MPI_OK(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Win_flush_all(win));
+    for (int i = 0; i < 5000; i++)
+        if (gold[i] != val(me + 100, 1008 + 30000 + i)) { /* we put them there */
+            CHECK(0, "large Get_accumulate fetched %d at %d, expected %d", gold[i], i,
+                  val(me + 100, 1008 + 30000 + i));
+            break;
+        }
+    for (int o = 0; o < n; o++)
+        for (int i = 0; i < 10000; i++)
+            model[40000 + i] += o + 2 * i;
+    for (int i = 0; i < 5000; i++)
+        model[50000 + i] += i % 2 ? -7 : left + i;
+    for (int i = 0; i < 64; i++)
+        model[56000 + i] ^= (i % 2) ? -7 : left + i;
+    MPI_OK(MPI_Type_free(&stride2));
+    free(acc);
+    free(gold);
     for (int i = 0; i < 200; i++)
         CHECK(rg[i] == val(left, 5000 + i), "Rget: int %d is %d", i, rg[i]);
-    int ll = (left + n - 1) % n; /* who wrote there in the fence epoch */
     for (int b = 0, k = 0; b < 1000; b++)
         for (int j = 0; j < 3; j++, k++)
             if (big[k] != val(ll + 100, 1008 + 10000 + b * 5 + j)) {
