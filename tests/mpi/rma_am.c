@@ -13,6 +13,8 @@
  *          fetched exactly once), Compare_and_swap with one winner, Rput and Rget, a large
  *          Get_accumulate through a derived type;
  *   PSCW:  a ring of Puts and Accumulates;
+ *   types: Put, Get and Accumulate through indexed, negative-stride hvector, subarray and
+ *          resized struct target types;
  *   dynamic windows: an access outside the attached memory fails with MPI_ERR_RMA_RANGE, at
  *          the call or when the epoch is completed. */
 #include "mpitest.h"
@@ -400,6 +402,91 @@ static void pscw_phase(void)
     MPI_OK(MPI_Group_free(&wg));
 }
 
+/* More target types: indexed, an hvector with a negative stride, a subarray, a resized struct
+ * with holes. The model applies the same types with MPI_Unpack. */
+static void types_phase(void)
+{
+    int right = (me + 1) % n, left = (me + n - 1) % n;
+    MPI_Datatype ty[4];
+    int bl[3] = {3, 1, 2}, ds[3] = {0, 4, 10};
+    MPI_OK(MPI_Type_indexed(3, bl, ds, MPI_INT, &ty[0]));
+    MPI_OK(MPI_Type_create_hvector(4, 2, -12 * (MPI_Aint)sizeof(int), MPI_INT, &ty[1]));
+    int sz[2] = {8, 8}, sub[2] = {3, 4}, st[2] = {2, 1};
+    MPI_OK(MPI_Type_create_subarray(2, sz, sub, st, MPI_ORDER_C, MPI_INT, &ty[2]));
+    int sbl[2] = {1, 1};
+    MPI_Aint sds[2] = {0, 3 * sizeof(int)};
+    MPI_Datatype sty[2] = {MPI_INT, MPI_INT}, s0;
+    MPI_OK(MPI_Type_create_struct(2, sbl, sds, sty, &s0));
+    MPI_OK(MPI_Type_create_resized(s0, 0, 5 * sizeof(int), &ty[3]));
+    MPI_OK(MPI_Type_free(&s0));
+    const int count[4] = {3, 1, 1, 5};
+    const MPI_Aint at[4] = {12000, 12100 + 40, 12200, 12300}; /* the hvector reaches back 36 */
+    for (int k = 0; k < 4; k++)
+        MPI_OK(MPI_Type_commit(&ty[k]));
+    MPI_OK(MPI_Win_fence(0, win));
+    int data[4][64], got[4][64], acc[64];
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < 64; i++)
+            data[k][i] = val(me + 400 + k, i);
+    for (int i = 0; i < 64; i++)
+        acc[i] = me * 3 + i;
+    for (int k = 0; k < 4; k++) {
+        int sz4;
+        MPI_OK(MPI_Type_size(ty[k], &sz4));
+        int ne = sz4 / (int)sizeof(int) * count[k];
+        MPI_OK(MPI_Put(data[k], ne, MPI_INT, right, D(right, at[k]), count[k], ty[k], win));
+        MPI_OK(MPI_Get(got[k], ne, MPI_INT, left, D(left, at[k] + 500), count[k], ty[k], win));
+        for (int t = 0; t < n; t++)
+            MPI_OK(MPI_Accumulate(acc, ne, MPI_INT, t, D(t, at[k] + 1000), count[k], ty[k],
+                                  MPI_SUM, win));
+    }
+    MPI_OK(MPI_Win_fence(0, win));
+    for (int k = 0; k < 4; k++) {
+        int sz4, pos;
+        MPI_OK(MPI_Type_size(ty[k], &sz4));
+        int ne = sz4 / (int)sizeof(int) * count[k];
+        int src[64];
+        for (int i = 0; i < 64; i++)
+            src[i] = val(left + 400 + k, i);
+        pos = 0;
+        MPI_OK(MPI_Unpack(src, ne * (int)sizeof(int), &pos, model + at[k], count[k], ty[k],
+                          MPI_COMM_SELF));
+        /* The Get: what the left rank's window held there. */
+        int expect[64];
+        pos = 0;
+        int *lwin = malloc(W * sizeof(int));
+        for (int i = 0; i < W; i++)
+            lwin[i] = val(left, i);
+        MPI_OK(MPI_Pack(lwin + at[k] + 500, count[k], ty[k], expect, sizeof expect, &pos,
+                        MPI_COMM_SELF));
+        free(lwin);
+        for (int i = 0; i < ne; i++)
+            CHECK(got[k][i] == expect[i], "Get through type %d: int %d is %d, expected %d", k,
+                  i, got[k][i], expect[i]);
+        /* The accumulates: the sum over origins, unpacked as a difference. */
+        int sum[64], *cur = malloc(W * sizeof(int));
+        memcpy(cur, model, W * sizeof(int));
+        for (int i = 0; i < ne; i++) {
+            sum[i] = 0;
+            for (int o = 0; o < n; o++)
+                sum[i] += o * 3 + i;
+        }
+        int packed[64];
+        pos = 0;
+        MPI_OK(MPI_Pack(cur + at[k] + 1000, count[k], ty[k], packed, sizeof packed, &pos,
+                        MPI_COMM_SELF));
+        for (int i = 0; i < ne; i++)
+            packed[i] += sum[i];
+        pos = 0;
+        MPI_OK(MPI_Unpack(packed, ne * (int)sizeof(int), &pos, model + at[k] + 1000, count[k],
+                          ty[k], MPI_COMM_SELF));
+        free(cur);
+    }
+    check_model("derived target types");
+    for (int k = 0; k < 4; k++)
+        MPI_OK(MPI_Type_free(&ty[k]));
+}
+
 /* Dynamic windows: outside the attached memory. */
 static void range_phase(void)
 {
@@ -454,6 +541,7 @@ int main(int argc, char **argv)
         }
         MPI_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
         fence_phase();
+        types_phase();
         MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
         lock_phase();
         lock_all_phase();
