@@ -127,6 +127,7 @@ static am_win_t *wins; /* windows that serve active messages */
 static am_pend_t *pend_free;
 static am_send_t *send_free;
 static int serving;
+static unsigned lq_polls;
 
 /* ---- blocks: buffers for sends that outlive the call, recycled ---------------------------- */
 
@@ -931,8 +932,10 @@ static int serve(void)
             n += take_requests(a);
         }
         /* A lock request waits for a word that other processes of this host may release
-         * without waking us: keep polling while one does. */
-        n += a->nlq > 0;
+         * without waking us: while one does, a wait must not sleep. Said on one pass in 16
+         * only, so that the passes between still yield the CPU to the holder when the wait
+         * does that. */
+        n += a->nlq > 0 && (++lq_polls & 15) == 0;
     }
     serving = 0;
     return n;
