@@ -107,7 +107,8 @@ typedef struct am_win {
     const char *err_fn;
     int64_t err_addr, err_lo, err_hi;
     /* Target side: the request being received or executed. */
-    int stage; /* 0 none, 1 its message arriving, 2 its separate data arriving */
+    int stage; /* 0 none; 1 its message arriving; its separate data arriving: 2 straight into
+                * the window (a Put), 3 into `data` (executed when in) */
     fy_req_t *cur;
     int cur_src;
     bool cur_bad;
@@ -872,7 +873,7 @@ static void begin(am_win_t *a)
     if (!a->cur)
         fy_fatal(MPI_ERR_NO_MEM, "out of memory for a request");
     fy_p2p_irecv(a->cur);
-    a->stage = dst == a->data ? 3 : 2; /* 3: execute from a->data when it is in */
+    a->stage = dst == a->data ? 3 : 2;
 }
 
 static int take_requests(am_win_t *a)
