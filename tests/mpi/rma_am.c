@@ -3,7 +3,7 @@
  * FERRY_CMA=0 and the memory is not from MPI_Alloc_mem) but valid anywhere. For each window
  * flavour (Win_create over malloc'd memory, Win_allocate, a dynamic window over malloc'd
  * memory), every rank keeps a model of its own window and checks it, and every result, after
- * each epoch:
+ * each epoch (and again for Win_create over MPI_Alloc_mem memory):
  *   fence: Put and Get small, medium, large (beyond the eager limit) and through a vector target
  *          type with holes; Accumulate (SUM, a vector target, MAX, REPLACE, MINLOC on MPI_2INT);
  *          Get_accumulate counted exactly;
@@ -521,10 +521,17 @@ int main(int argc, char **argv)
     addrs = malloc((size_t)n * sizeof(MPI_Aint));
     MPI_OK(MPI_Type_vector(VB, VL, VS, MPI_INT, &vec));
     MPI_OK(MPI_Type_commit(&vec));
-    const int flavors[] = {MPI_WIN_FLAVOR_CREATE, MPI_WIN_FLAVOR_ALLOCATE, MPI_WIN_FLAVOR_DYNAMIC};
-    for (int f = 0; f < 3; f++) {
+    /* The fourth: Win_create over MPI_Alloc_mem memory (mapped by the ranks of its host, so
+     * their accumulates are CPU atomics, which the target's own execution must match). */
+    const int flavors[] = {MPI_WIN_FLAVOR_CREATE, MPI_WIN_FLAVOR_ALLOCATE, MPI_WIN_FLAVOR_DYNAMIC,
+                           MPI_WIN_FLAVOR_CREATE};
+    for (int f = 0; f < 4; f++) {
         flavor = flavors[f];
-        if (flavor == MPI_WIN_FLAVOR_ALLOCATE) {
+        if (f == 3) {
+            MPI_OK(MPI_Alloc_mem(W * sizeof(int), MPI_INFO_NULL, &mem));
+            MPI_OK(MPI_Win_create(mem, W * sizeof(int), sizeof(int), MPI_INFO_NULL,
+                                  MPI_COMM_WORLD, &win));
+        } else if (flavor == MPI_WIN_FLAVOR_ALLOCATE) {
             MPI_OK(MPI_Win_allocate(W * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
                                     &mem, &win));
         } else if (flavor == MPI_WIN_FLAVOR_CREATE) {
@@ -552,7 +559,9 @@ int main(int argc, char **argv)
         if (flavor == MPI_WIN_FLAVOR_DYNAMIC)
             MPI_OK(MPI_Win_detach(win, mem));
         MPI_OK(MPI_Win_free(&win));
-        if (flavor != MPI_WIN_FLAVOR_ALLOCATE)
+        if (f == 3)
+            MPI_OK(MPI_Free_mem(mem));
+        else if (flavor != MPI_WIN_FLAVOR_ALLOCATE)
             free(mem);
     }
     MPI_OK(MPI_Type_free(&vec));
