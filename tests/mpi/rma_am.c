@@ -509,6 +509,14 @@ static void range_phase(void)
         CHECK_CLASS(rc2, MPI_ERR_RMA_RANGE, "Get outside the attached memory, at the unlock");
     else
         CHECK_CLASS(rc1, MPI_ERR_RMA_RANGE, "Get outside the attached memory");
+    /* A request form: the error comes with its completion. */
+    MPI_Request rq = MPI_REQUEST_NULL;
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win));
+    rc1 = MPI_Rput(&v, 1, MPI_INT, t, bad, 1, MPI_INT, win, &rq);
+    rc2 = rc1 == MPI_SUCCESS ? MPI_Wait(&rq, MPI_STATUS_IGNORE) : MPI_SUCCESS;
+    MPI_OK(MPI_Win_unlock(t, win));
+    CHECK_CLASS(rc1 != MPI_SUCCESS ? rc1 : rc2, MPI_ERR_RMA_RANGE,
+                "Rput outside the attached memory");
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
