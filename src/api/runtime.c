@@ -8,7 +8,12 @@
  * shared-memory segment was unlinked after everyone mapped it, and the process manager was told
  * this process is done. */
 #include <stdio.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
+
+#include "fy_knobs.h"
 #include <string.h>
 
 #include "fy_api.h"
@@ -67,8 +72,55 @@ static bool no_pending(void *arg)
     return fy_pending_total == 0;
 }
 
+/* The progress thread the user may ask for (FERRY_PROGRESS_THREAD=N: a pass every N us): it
+ * turns the library lock on, as MPI_THREAD_MULTIPLE does, and takes it only when free
+ * (trylock), so it never makes an MPI call wait for it, and stops at the first pass after
+ * layers_down asks (the lock is held then: its trylock fails and it leaves). */
+static pthread_t progress_tid;
+static atomic_bool progress_on, progress_stop;
+
+static void *progress_main(void *arg)
+{
+    struct timespec ts = {0, (long)(intptr_t)arg * 1000L};
+    while (!atomic_load(&progress_stop)) {
+        if (pthread_mutex_trylock(&fy_rt.lock) == 0) {
+            if (!atomic_load(&progress_stop))
+                fy_progress();
+            pthread_mutex_unlock(&fy_rt.lock);
+        }
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+static void progress_thread_start(void)
+{
+    long us = fy_knob_number(FY_KNOB_PROGRESS_THREAD, 0);
+    if (us <= 0)
+        return;
+    if (us > 1000000)
+        us = 1000000;
+    if (!fy_rt.locking) {
+        fy_rt.locking = true;
+        fy_p2p_threads_on();
+    }
+    atomic_store(&progress_stop, false);
+    if (pthread_create(&progress_tid, NULL, progress_main, (void *)(intptr_t)us) == 0)
+        atomic_store(&progress_on, true);
+}
+
+static void progress_thread_stop(void)
+{
+    if (!atomic_load(&progress_on))
+        return;
+    atomic_store(&progress_stop, true);
+    pthread_join(progress_tid, NULL);
+    atomic_store(&progress_on, false);
+}
+
 static void layers_down(void)
 {
+    progress_thread_stop();
     /* Queued control records (FIN, ACK) may be what a peer still waits for. */
     fy_wait_until(no_pending, NULL);
     fy_win_fini(); /* windows left open hold communicators and mappings */
@@ -136,6 +188,7 @@ int fy_api_runtime_join(const char *fn, int required)
             fy_fatal(rc, msg); /* a half-started library cannot report errors any other way */
         }
         fy_rt.up = true;
+        progress_thread_start();
     } else {
         raise_thread_level(required);
     }

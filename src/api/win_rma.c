@@ -47,8 +47,7 @@ static int rma(fy_rma_op_t *op, MPI_Win win, MPI_Datatype odt, MPI_Datatype rdt,
                         fn);
     if (rc == MPI_SUCCESS && (op->kind == FY_RMA_FOP || op->kind == FY_RMA_CAS) && !op->rbuf)
         rc = fy_err_set(MPI_ERR_BUFFER, "%s: result_addr is NULL", fn);
-    if (rc == MPI_SUCCESS && op->kind == FY_RMA_CAS &&
-        !fy_acc_atomic_kind(op->tdt->basic) && op->tdt->basic != FY_B_LDOUBLE)
+    if (rc == MPI_SUCCESS && op->kind == FY_RMA_CAS && !fy_acc_cas_kind(op->tdt->basic))
         rc = fy_err_set(MPI_ERR_TYPE,
                         "%s: %s is not an integer, logical or byte type, as compare-and-swap "
                         "requires",

@@ -7,18 +7,13 @@
 
 #include "fy_coll.h"
 #include "fy_err.h"
+#include "fy_cpu.h"
 #include "fy_hier.h"
 #include "fy_p2p.h"
 #include "fy_runtime.h"
 #include "fy_shmcoll.h"
 #include "shm_slot.h"
 
-static inline void fy_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
 
 /* Private tag of the slot number's message, on the collective context, apart from the
  * collectives' own tags. */

@@ -123,6 +123,12 @@ const fy_knob_t fy_knobs[FY_KNOB_N] = {
                           "the PMIx client library MPI_Init opens when a PMIx launcher started "
                           "the program (PMIX_NAMESPACE set); default libpmix.so.2",
                           MPI_T_VERBOSITY_USER_DETAIL, MPI_T_SCOPE_LOCAL, FY_KGROUP_WAIT},
+    [FY_KNOB_PROGRESS_THREAD] = {"FERRY_PROGRESS_THREAD", FY_KNOB_NUMBER, NULL, 0,
+                                 "a thread that makes progress every N microseconds while the "
+                                 "program computes outside MPI (one-sided operations to ranks "
+                                 "of other hosts complete without the target calling MPI); 0, "
+                                 "the default, starts none",
+                                 TUNER, MPI_T_SCOPE_LOCAL, FY_KGROUP_WAIT},
     [FY_KNOB_COLL_BARRIER] = ALGO_KNOB("BARRIER", "MPI_Barrier"),
     [FY_KNOB_COLL_BCAST] = ALGO_KNOB("BCAST", "MPI_Bcast"),
     [FY_KNOB_COLL_REDUCE] = ALGO_KNOB("REDUCE", "MPI_Reduce"),

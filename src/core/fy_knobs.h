@@ -37,6 +37,7 @@ enum fy_knob_id {
     FY_KNOB_COLL_HOSTS, /* tests: the hosts the node-aware collectives believe in */
     FY_KNOB_PMI_TIMEOUT, /* seconds a launcher may take to answer a rank's first PMI request */
     FY_KNOB_PMIX_LIB,    /* the PMIx client library opened under a PMIx launcher */
+    FY_KNOB_PROGRESS_THREAD, /* microseconds between a progress thread's passes; 0: none */
     /* FERRY_COLL_<NAME>: one per selection table, in the order of FY_COLL_* (fy_select.h). */
     FY_KNOB_COLL_BARRIER,
     FY_KNOB_COLL_BCAST,

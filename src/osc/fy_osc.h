@@ -160,6 +160,9 @@ int fy_win_shared_query(const char *fn, fy_win_t *w, int rank, MPI_Aint *size,
                         MPI_Aint *disp_unit, void **base_p);
 /* Scratch buffer k (0..2) of at least len bytes, NULL when out of memory. */
 void *fy_win_scratch(fy_win_t *w, int k, size_t len);
+/* "window \"name\"" or "window 0x...", for messages (a buffer per thread, overwritten by the
+ * next call). */
+const char *fy_win_text(const fy_win_t *w);
 
 /* ---- operations (osc_ops.c, osc_acc.c) ------------------------------------------------- */
 enum { FY_RMA_PUT, FY_RMA_GET, FY_RMA_ACC, FY_RMA_GACC, FY_RMA_FOP, FY_RMA_CAS };
@@ -190,6 +193,8 @@ int fy_rma_issue(fy_win_t *w, fy_rma_op_t *op);
 /* Accumulate machinery (osc_acc.c). */
 /* Whether elements of kind k are updated with CPU atomics on mapped memory. */
 bool fy_acc_atomic_kind(fy_basic_t k);
+/* Whether Compare_and_swap takes elements of kind k (integers, logicals, bytes). */
+bool fy_acc_cas_kind(fy_basic_t k);
 /* The predefined type of one element of kind k (pair kinds: the pair type). */
 const fy_dtype_t *fy_acc_basic_type(fy_basic_t k);
 /* Applies op to n elements of predefined type b at tgt (mapped, this address space) with CPU

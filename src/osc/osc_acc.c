@@ -25,6 +25,7 @@
 #include "fy_osc.h"
 
 static const fy_dtype_t *basic_of[FY_B_COUNT_];
+static bool int_kind(fy_basic_t k);
 
 const fy_dtype_t *fy_acc_basic_type(fy_basic_t k)
 {
@@ -54,6 +55,11 @@ bool fy_acc_atomic_kind(fy_basic_t k)
         return false;
     size_t s = fy_basic_size(k);
     return s == 1 || s == 2 || s == 4 || s == 8;
+}
+
+bool fy_acc_cas_kind(fy_basic_t k)
+{
+    return fy_acc_atomic_kind(k) && (int_kind(k) || k == FY_B_BOOL);
 }
 
 static bool int_kind(fy_basic_t k)

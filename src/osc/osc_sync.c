@@ -22,25 +22,30 @@
 #include <unistd.h>
 
 #include "fy_coll.h"
+#include "fy_cpu.h"
 #include "fy_err.h"
 #include "fy_osc.h"
 #include "fy_p2p.h"
+#include "fy_runtime.h"
 
 enum { SPINS = 64, YIELDS = 32, SLEEP_NS = 1000000 };
 
 void fy_osc_wait(_Atomic uint32_t *word, _Atomic uint32_t *sleepers, bool (*pred)(void *),
                  void *arg)
 {
+    /* FERRY_WAIT=block sleeps at once, =spin never (the user's choice: a core per rank). */
+    unsigned spins = fy_rt.wait_mode == FY_WAIT_BLOCK ? 0 : SPINS;
+    unsigned yields = fy_rt.wait_mode == FY_WAIT_BLOCK ? 0 : YIELDS;
     for (unsigned i = 0;; i++) {
         uint32_t seen = atomic_load(word);
         if (pred(arg))
             return;
         fy_progress();
-        if (i < SPINS) {
-            __builtin_ia32_pause();
+        if (fy_rt.wait_mode == FY_WAIT_SPIN || i < spins) {
+            fy_cpu_relax();
             continue;
         }
-        if (i < SPINS + YIELDS) {
+        if (i < spins + yields) {
             sched_yield();
             continue;
         }
@@ -65,7 +70,7 @@ void fy_osc_wake(_Atomic uint32_t *word, _Atomic uint32_t *sleepers)
 
 static const char *wname(const fy_win_t *w)
 {
-    return w->name[0] ? w->name : "(unnamed window)";
+    return fy_win_text(w);
 }
 
 /* ---- fence ------------------------------------------------------------------------------- */

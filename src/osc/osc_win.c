@@ -75,6 +75,16 @@ void *fy_win_scratch(fy_win_t *w, int k, size_t len)
     return w->scratch[k];
 }
 
+const char *fy_win_text(const fy_win_t *w)
+{
+    static _Thread_local char buf[MPI_MAX_OBJECT_NAME + 32];
+    if (w->name[0])
+        snprintf(buf, sizeof buf, "window \"%s\"", w->name);
+    else
+        snprintf(buf, sizeof buf, "window 0x%x", (unsigned)w->handle);
+    return buf;
+}
+
 /* What each rank tells the others at creation. */
 typedef struct {
     uint64_t base;
@@ -430,8 +440,8 @@ int fy_win_free(const char *fn, fy_win_t *w)
 {
     if (w->epoch & (FY_EPOCH_LOCK | FY_EPOCH_LOCK_ALL | FY_EPOCH_PSCW) || w->post_grp)
         return fy_err_set(MPI_ERR_RMA_SYNC,
-                          "%s: window %s still has an epoch open (%s); close it first", fn,
-                          w->name[0] ? w->name : "(unnamed)",
+                          "%s: %s still has an epoch open (%s); close it first", fn,
+                          fy_win_text(w),
                           w->epoch & FY_EPOCH_LOCK_ALL ? "MPI_Win_lock_all"
                           : w->epoch & FY_EPOCH_LOCK   ? "MPI_Win_lock"
                           : w->epoch & FY_EPOCH_PSCW   ? "MPI_Win_start"

@@ -2,6 +2,7 @@
 #ifndef FY_P2P_INTERNAL_H
 #define FY_P2P_INTERNAL_H
 
+#include "fy_cpu.h"
 #include "fy_p2p.h"
 #include "fy_p2p_stats.h"
 #include "fy_xport.h"
@@ -151,11 +152,5 @@ void fy_ubuf_fini(void);
  * of a wait (about a microsecond) do not pause (8-64 B ping-pong 0.115-0.120 -> 0.110-0.115
  * us). */
 enum { FY_WAIT_EAGER_POLLS = 64 };
-static inline void fy_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
 
 #endif

@@ -2,8 +2,8 @@
 # timeout: 3000
 # mpi4py's own test suite (from its sdist, the same version as the wheel) on Ferry's library
 # under Ferry's mpiexec, at 1, 2 and 3 ranks. Every test must pass, or be skipped by mpi4py for
-# a reason listed in mpi4py/skips.txt, or be left out by mpi4py/exclusions.txt (one-sided, I/O
-# and dynamic processes only). Each rank count is one job with a time limit far above its
+# a reason listed in mpi4py/skips.txt, or be left out by mpi4py/exclusions.txt (I/O and dynamic
+# processes only). Each rank count is one job with a time limit far above its
 # normal 30-90 s on a quiet machine, so a hang fails the test instead of stopping the suite.
 . "$(dirname "${BASH_SOURCE[0]}")/common.bash"
 . "$(dirname "${BASH_SOURCE[0]}")/mpi4py/env.bash"
