@@ -160,6 +160,11 @@ int fy_progress(void)
     return n;
 }
 
+int fy_progress_full(void)
+{
+    tcp_pass = (unsigned)tcp_every - 1; /* this pass polls the sockets */
+    return fy_progress();
+}
 
 /* Whom the current wait most likely needs (a world rank, -1: unknown, then last_src). */
 static FY_TLS_HOT int wait_peer = -1;
