@@ -40,7 +40,12 @@ void fy_osc_wait(_Atomic uint32_t *word, _Atomic uint32_t *sleepers, bool (*pred
         uint32_t seen = atomic_load(word);
         if (pred(arg))
             return;
-        fy_progress();
+        /* Once sleeping between passes, every pass reads the sockets: an active message
+         * (a remote unlock, post or complete) must not wait for 8 sleeps. */
+        if (i < spins + yields)
+            fy_progress();
+        else
+            fy_progress_full();
         if (fy_rt.wait_mode == FY_WAIT_SPIN || i < spins) {
             fy_cpu_relax();
             continue;
