@@ -25,9 +25,9 @@ from collections import defaultdict
 IMPLS = [("ferry", "Ferry"), ("mpich", "MPICH"), ("openmpi", "Open MPI")]
 PEERS = [("mpich", "MPICH"), ("openmpi", "Open MPI")]
 LOWER_BETTER = {"us": True, "s": True, "ns": True, "MBps": False, "msgps": False, "GBps": False,
-                "Mops": False, "MiB": True, "ms": True}
+                "Mops": False, "MiB": True, "ms": True, "opsps": False}
 UNIT_TEXT = {"us": "µs", "s": "s", "ns": "ns", "MBps": "MB/s", "msgps": "msg/s", "GBps": "GB/s",
-             "Mops": "Mop/s", "MiB": "MiB", "ms": "ms"}
+             "Mops": "Mop/s", "MiB": "MiB", "ms": "ms", "opsps": "ops/s"}
 # A run under a background load (run.sh LOAD=...) carries load=<kind> in its extras; its
 # measurements are the benchmark "<bench>@<kind>", next to the quiet "<bench>".
 LOAD_SEP = "@"
@@ -64,7 +64,9 @@ HEADLINE = [("latency", 2, "8"), ("imb.pingpong", 2, "8"), ("imb.pingpong", 2, "
             ("bandwidth", 2, "65536"), ("bandwidth", 2, "1048576"), ("imb.uniband", 2, "1048576"),
             ("imb.msgrate", 2, "8"), ("ring", 2, "8"), ("ring", 8, "8"),
             ("imb.barrier", 2, "0"), ("imb.barrier", 8, "0"), ("imb.allreduce", 2, "8"),
-            ("imb.allreduce", 8, "8"), ("imb.bcast", 8, "1048576"), ("imb.alltoall", 8, "1024")]  # a change below 5 % is never called a regression
+            ("imb.allreduce", 8, "8"), ("imb.bcast", 8, "1048576"), ("imb.alltoall", 8, "1024"),
+            ("osc.put_latency.lock_all", 2, "8"), ("osc.fop_latency.lock_all", 2, "8"),
+            ("osc.put_bw.lock_all", 2, "1048576"), ("osc.counter", 8, "8")]  # a change below 5 % is never called a regression
 
 # bench/dtype.c: summary rows (label, bench-name prefix), and the issue-4 target for vectors.
 DTYPE_GROUPS = [("dtype pack", "dtype.pack."), ("dtype unpack", "dtype.unpack."),
@@ -73,6 +75,19 @@ DTYPE_TARGET_BLOCK = 256    # vector blocks of at least this many bytes ...
 DTYPE_TARGET_PCT = 50.0     # ... pack and unpack within 2x of memcpy
 DTYPE_FACES = {"x": "x (n² doubles, n apart)", "y": "y (n runs of n doubles)",
                "z": "z (one n² block)"}
+
+# bench/osc.c: what its benchmarks measure, by prefix of their names (first match).
+DESCRIPTION_PREFIXES = [
+    ("osc.counter", "Every rank does MPI_Fetch_and_op(MPI_SUM, 1) on one int64 of rank 0's window, "
+                    "each followed by MPI_Win_flush, under MPI_Win_lock_all (bench/osc.c); operations "
+                    "of all ranks per second of a batch, barrier to barrier; the final counter is "
+                    "checked exactly."),
+    ("osc.", "One-sided operations from rank 0 to rank 1 (bench/osc.c, OSU's definitions): the name "
+             "ends in the synchronisation (fence; lock = lock/unlock per operation; lock_all = one "
+             "lock_all, a flush per operation or per window; pscw). Latency: one operation with its "
+             "synchronisation (Put under fence and PSCW: a ping-pong, round trip / 2); bandwidth: "
+             "windows of 32 operations, 1 MB = 10^6 bytes. Window from MPI_Win_allocate."),
+]
 
 DESCRIPTIONS = {
     "latency": "Blocking ping-pong between ranks 0 and 1 (bench/latency.c); one-way = round trip / 2.",
@@ -96,6 +111,20 @@ def ge(lim):
     f = lambda r: r >= lim  # noqa: E731
     f.limit = lim
     return f
+
+
+# The targets of issue 14 (bench/osc.c), each read by Report.target_line as issue 11's are:
+# (text, bench, ranks, (smallest, largest size in bytes), statistics, test of Ferry / best peer).
+OSC_TARGETS = (
+    [(f"{op} latency, lock_all + flush, 8 B, 2 ranks ≤ 0.5× best peer",
+      f"osc.{name}_latency.lock_all", 2, (8, 8), ("median",), le(0.5))
+     for op, name in (("Put", "put"), ("Get", "get"), ("Fetch_and_op", "fop"),
+                      ("Compare_and_swap", "cas"))] +
+    [(f"{op} bandwidth, {sync}, 64 KiB–4 MiB ≥ 1.0× best peer", f"osc.{op.lower()}_bw.{sync}", 2,
+      (64 << 10, 4 << 20), ("median",), ge(1.0))
+     for op in ("Put", "Get") for sync in ("lock_all", "lock", "fence", "pscw")] +
+    [("contended counter (Fetch_and_op on rank 0), 8 ranks ≥ 10× best peer's ops/s", "osc.counter",
+      8, (8, 8), ("median",), ge(10.0))])
 
 
 def num(s):
@@ -664,8 +693,10 @@ class Report:
         lower = LOWER_BETTER.get(unit, True)
         o.append(f"### {self.title(bench, ranks, np)}, {UNIT_TEXT.get(unit, unit)}\n")
         o.append(self.caption(self.load_of(bench)))
-        if self.base_of(bench) in DESCRIPTIONS:
-            o.append(DESCRIPTIONS[self.base_of(bench)] + "\n")
+        desc = DESCRIPTIONS.get(self.base_of(bench)) or next(
+            (t for p, t in DESCRIPTION_PREFIXES if self.base_of(bench).startswith(p)), None)
+        if desc:
+            o.append(desc + "\n")
         o.append(convention(lower) + "\n")
         sizes = sorted(self.tables[(bench, ranks, np)], key=size_key)
         limit_col = any(self.limit_text(i, bench, ranks, np, s, unit) != "–"
@@ -1205,12 +1236,10 @@ class Report:
         slow = [r for b0, b1, r in tagged if b0 and b1 and b0 > cut and b1 > cut]
         return [(f"cache line ≤ {cut:.0f} ns", fast), (f"cache line > {cut:.0f} ns", slow)]
 
-    def targets(self):
-        rows = self.target_rows()
-        if not rows:
-            return
+    def target_section(self, issue, rows):
+        """A section "Targets of issue N": the rows of target_line, against the best peer."""
         o = self.out
-        o.append("## Targets of issue 11\n")
+        o.append(f"## Targets of issue {issue}\n")
         o.append(self.caption(" | ".join(self.loads())))
         o.append("Ratios are Ferry over the better of MPICH and Open MPI (times: lower is better; "
                  "rates: higher is better); one run, as the issue states its targets. The worst "
@@ -1220,6 +1249,31 @@ class Report:
         o.append("|---|---:|---|---|")
         o.extend(rows)
         o.append("")
+
+    def osc_target_rows(self):
+        """Issue 14 (bench/osc.c): the rows of OSC_TARGETS, those measured."""
+        return [r for r in (self.target_line(*t) for t in OSC_TARGETS) if "not measured" not in r]
+
+    def osc_targets(self):
+        rows = self.osc_target_rows()
+        if not rows:
+            return
+        self.target_section(14, rows)
+        if self.meta.get("osc_ompi_args"):
+            self.out.append(f"Open MPI ran bench/osc.c with `{self.meta['osc_ompi_args']}` "
+                            "(bench/run.sh, OSC_OMPI_ARGS).\n")
+        self.targets_by_state(Report.osc_target_rows)
+
+    def targets(self):
+        rows = self.target_rows()
+        if not rows:
+            return
+        self.target_section(11, rows)
+        self.targets_by_state(Report.target_rows)
+
+    def targets_by_state(self, rows_of):
+        """The targets of rows_of(report) again, for the runs of each state of the host."""
+        o = self.out
         # The host's state flips from minute to minute (on the EPYC guest of Nov 2026 the
         # cache-line bounce went between about 30 and 160 ns): a ratio of a Ferry run in one
         # state to a peer's run in the other says little. So the same targets again, each from
@@ -1235,7 +1289,7 @@ class Report:
                  "implementation in that state) is left out.\n")
         for label, part in parts:
             sub = Report(build_json(part, self.meta))
-            sub_rows = sub.target_rows()
+            sub_rows = rows_of(sub)
             impls = sorted({r["impl"] for r in part if r["impl"] != "none"})
             runs = {i: len({(r["program"], r["np"], r["rep"], r["seq"]) for r in part
                             if r["impl"] == i}) for i in impls}
@@ -1587,6 +1641,7 @@ class Report:
             self.regressions(base)
         self.physical()
         self.targets()
+        self.osc_targets()
         self.hosts()
         self.startup()
         self.side_by_side()

@@ -79,7 +79,7 @@ impl_launch() {
 # The programs present, as "name source" lines (name = path under bench/ without .c).
 list_programs() {
     local f name
-    for name in latency bandwidth ring imb dtype comm footprint; do
+    for name in latency bandwidth ring imb dtype comm footprint osc; do
         [ -f "$BENCH_DIR/$name.c" ] && echo "$name $BENCH_DIR/$name.c"
     done
     for f in "$BENCH_DIR"/apps/*.c; do

@@ -14,6 +14,9 @@
 #   bench/apps/*.c      applications, at every rank count of APP_RANKS (1 = speedup base);
 #                       apps/is (NAS-IS-style sort) at every rank count of RANKS
 #   bench/footprint.c   memory of a hello job (PSS, shared memory) at FOOTPRINT_RANKS, once
+#   bench/osc.c         one-sided (RMA): Put/Get latency and bandwidth per synchronisation and the
+#                       atomics at 2 ranks, one run per part (OSC_PARTS); the contended counter at
+#                       every rank count of OSC_RANKS
 #   bench/hog.c         the background load of LOAD= (no MPI)
 #   bench/startup.sh    the group "startup": whole launches at 1-256 ranks on this machine and on
 #                       test hosts (issue 13), after the programs; in full runs and whenever ONLY
@@ -47,6 +50,15 @@
 #                    runs (default: the full mode's counts, "-i 10000 -w 500" and "-i 200 -w 10"),
 #                    so that a loaded measurement spans many scheduler slices even in QUICK mode;
 #                    LOAD_TIMEOUT=S (60) is then their limit when TIMEOUT is shorter
+#   OSC_ARGS, OSC_COUNTER_ARGS="..."  options of bench/osc.c's parts and of its counter instead of
+#                    the mode's; OSC_PARTS="..." its parts at 2 ranks (default "lock_all lock fence
+#                    pscw atomic"); OSC_RANKS="..." the counter's rank counts (default RANKS);
+#                    OSC_TIMEOUT=S the least limit of an osc run (QUICK 60, else 300: MPICH's
+#                    passive target on this machine stalls for tens of ms at a time)
+#   OSC_OMPI_ARGS="..." added to Open MPI's mpiexec for osc (default "--mca osc ^rdma": Open MPI
+#                    4.1's default osc/rdma over btl/vader crashes in MPI_Compare_and_swap,
+#                    open-mpi/ompi#7967, #11349; without rdma a window of MPI_Win_allocate gets
+#                    osc/sm, MPI_Win_create osc/ucx or pt2pt)
 #   FOOTPRINT_RANKS="..."   rank counts of the memory-footprint runs (default "2 8 64 256 1024",
 #                    QUICK: "2 8 64"); FOOTPRINT_PEER_MAX=N: the peers only up to N ranks (64);
 #                    FOOTPRINT_TIMEOUT=S: the limit of one footprint run (300)
@@ -84,6 +96,9 @@ if [ "$QUICK" = 1 ]; then
     APP_ARGS="-q"
     LIMITS_ARGS="-r 5000"
     IS_ARGS="-q"
+    OSC_ARGS=${OSC_ARGS-"-i 500 -w 20 -n 20 -b 5 -T 0.1"}
+    OSC_COUNTER_ARGS=${OSC_COUNTER_ARGS-"-w 10 -b 5 -t 0.05 -T 1"}
+    OSC_TIMEOUT=${OSC_TIMEOUT:-60}
     FOOTPRINT_RANKS=${FOOTPRINT_RANKS-"2 8 64"}
 else
     REPS=${REPS:-3}
@@ -100,6 +115,9 @@ else
     APP_ARGS=""
     LIMITS_ARGS=""
     IS_ARGS=""
+    OSC_ARGS=${OSC_ARGS-"-T 1"}
+    OSC_COUNTER_ARGS=${OSC_COUNTER_ARGS-"-w 10 -b 10 -t 0.2 -T 5"}
+    OSC_TIMEOUT=${OSC_TIMEOUT:-300}
     FOOTPRINT_RANKS=${FOOTPRINT_RANKS-"2 8 64 256 1024"}
 fi
 # Beside a busy loop per core each rank runs in scheduler slices of a few milliseconds, and
@@ -111,6 +129,9 @@ LOAD_LAT_ARGS=${LOAD_LAT_ARGS-"-i 10000 -w 500"}
 LOAD_BW_ARGS=${LOAD_BW_ARGS-"-i 200 -w 10"}
 LOAD_TIMEOUT=${LOAD_TIMEOUT:-60}
 FOOTPRINT_PEER_MAX=${FOOTPRINT_PEER_MAX:-64}
+OSC_PARTS=${OSC_PARTS:-"lock_all lock fence pscw atomic"}
+OSC_RANKS=${OSC_RANKS:-$RANKS}
+OSC_OMPI_ARGS=${OSC_OMPI_ARGS-"--mca osc ^rdma"}
 FOOTPRINT_TIMEOUT=${FOOTPRINT_TIMEOUT:-300}
 QUIET=${QUIET:-1}
 LOAD=${LOAD:-}
@@ -202,10 +223,13 @@ run_one() { # impl program np rep cond args...
     SEQ=$((SEQ + 1))
     DONE=$((DONE + 1))
     impl_launch "$impl"
+    # shellcheck disable=SC2206
+    [ "$impl:$prog" != openmpi:osc ] || LAUNCH+=($OSC_OMPI_ARGS)
     printf '[%3d/%d %3ds] %-8s %-14s np=%-4s rep %d/%d %-5s ... ' "$DONE" "$TOTAL" \
         $(($(date +%s) - START)) "$impl" "$prog$tag" "$np" "$rep" "$REPS" "$cond" >&2
     local tmo=$TIMEOUT
     [ "$prog" != footprint ] || tmo=$FOOTPRINT_TIMEOUT
+    [ "$prog" != osc ] || [ "$tmo" -ge "$OSC_TIMEOUT" ] || tmo=$OSC_TIMEOUT
     # The loaded runs of latency and bandwidth take the full mode's counts (LOAD_*_ARGS), and
     # beside busy loops a peer's 32 MiB window alone took over 10 s: QUICK's limit is too short.
     case $cond:$prog in quiet:*) ;; *:latency | *:bandwidth) [ "$tmo" -ge "$LOAD_TIMEOUT" ] || tmo=$LOAD_TIMEOUT ;; esac
@@ -233,7 +257,11 @@ run_one() { # impl program np rep cond args...
     *) status=fail ;;
     esac
     wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
-    parse_log "$SEQ" "$impl" "$prog" "$np" "$rep" "$status" "$wall" "$cond" "$bounce" <"$log" >>"$CSV"
+    # osc's parts are runs of their own: its rows name the part ("osc-fence"), so that a part
+    # that timed out marks its own cells only.
+    local pname=$prog
+    [ "$prog" != osc ] || pname=$prog$tag
+    parse_log "$SEQ" "$impl" "$pname" "$np" "$rep" "$status" "$wall" "$cond" "$bounce" <"$log" >>"$CSV"
     local parsed=$?
     local nfail
     nfail=$(grep -c '^RESULT .*status=FAILED' "$log")
@@ -262,6 +290,7 @@ for c in $CONDS; do meta "load_what_$c" "$(load_what "$c")"; done
 meta footprint_ranks "$FOOTPRINT_RANKS"
 meta footprint_peer_max "$FOOTPRINT_PEER_MAX"
 meta footprint_timeout "$FOOTPRINT_TIMEOUT"
+meta osc_ompi_args "$OSC_OMPI_ARGS"
 meta commit "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo none)"
 meta quick "$QUICK"
 meta reps "$REPS"
@@ -367,6 +396,9 @@ while read -r name src; do
     dtype) add_plan dtype 2 "$DTYPE_ARGS" ;;
     comm) for np in $RANKS; do add_plan comm "$np" "$COMM_ARGS"; done ;;
     footprint) for np in $FOOTPRINT_RANKS; do add_plan footprint "$np" ""; done ;;
+    # One run per part (-p, also the tag of its log), so that a part that hangs costs only itself.
+    osc) for part in $OSC_PARTS; do add_plan osc 2 "$OSC_ARGS -p $part"; done
+         for np in $OSC_RANKS; do add_plan osc "$np" "$OSC_COUNTER_ARGS -p counter"; done ;;
     apps/is) for np in $RANKS; do add_plan "$name" "$np" "$IS_ARGS"; done ;;
     apps/gauss) for np in $APP_RANKS; do for part in $GAUSS_P; do
                     add_plan "$name" "$np" "$APP_ARGS -p $part"; done; done ;;

@@ -129,6 +129,12 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
              int target_rank, MPI_Aint target_disp, int target_count,
              MPI_Datatype target_datatype, MPI_Win win)
 {
+    /* One thread (else the lock is needed): the fast path needs none. */
+    if (!fy_rt.locking &&
+        fy_rma_copy_fast(fy_win_get(win), false, (void *)origin_addr, origin_count,
+                         fy_dtype_get(origin_datatype), target_rank, target_disp, target_count,
+                         fy_dtype_get(target_datatype)))
+        return MPI_SUCCESS;
     return put("MPI_Put", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                target_count, target_datatype, win, NULL, false);
 }
@@ -160,6 +166,11 @@ int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype or
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    if (!fy_rt.locking &&
+        fy_rma_copy_fast(fy_win_get(win), true, origin_addr, origin_count,
+                         fy_dtype_get(origin_datatype), target_rank, target_disp, target_count,
+                         fy_dtype_get(target_datatype)))
+        return MPI_SUCCESS;
     return get("MPI_Get", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                target_count, target_datatype, win, NULL, false);
 }
@@ -270,6 +281,9 @@ int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
                       int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
+    if (!fy_rt.locking && fy_rma_atomic_fast(fy_win_get(win), origin_addr, result_addr, NULL,
+                                             fy_dtype_get(datatype), target_rank, target_disp, op))
+        return MPI_SUCCESS;
     fy_rma_op_t o = {.kind = FY_RMA_FOP, .fn = "MPI_Fetch_and_op", .obuf = origin_addr,
                      .ocount = 1, .rbuf = result_addr, .rcount = 1, .target = target_rank,
                      .toff = target_disp, .tcount = 1, .op = op};
@@ -280,6 +294,10 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
                           MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
                           MPI_Win win)
 {
+    if (!fy_rt.locking && origin_addr && compare_addr &&
+        fy_rma_atomic_fast(fy_win_get(win), origin_addr, result_addr, compare_addr,
+                           fy_dtype_get(datatype), target_rank, target_disp, MPI_REPLACE))
+        return MPI_SUCCESS;
     fy_rma_op_t o = {.kind = FY_RMA_CAS, .fn = "MPI_Compare_and_swap", .obuf = origin_addr,
                      .ocount = 1, .rbuf = result_addr, .rcount = 1, .cbuf = compare_addr,
                      .target = target_rank, .toff = target_disp, .tcount = 1,

@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "fy_comm.h"
 #include "fy_dtype.h"
@@ -116,6 +117,7 @@ typedef struct fy_win {
     bool own_base; /* base was allocated by this window (freed with it, outside the segment) */
     /* Epochs. */
     unsigned epoch; /* FY_EPOCH_* bits */
+    bool dirty;     /* plain stores to a target since the last flush (atomics fence by themselves) */
     int nlocks;     /* targets locked with Win_lock */
     int *start_grp; /* window ranks of the PSCW access group (nstart) */
     int nstart;
@@ -164,6 +166,54 @@ void *fy_win_scratch(fy_win_t *w, int k, size_t len);
  * next call). */
 const char *fy_win_text(const fy_win_t *w);
 
+/* ---- the fast paths (inline: the common case in a few compares) --------------------------- */
+
+/* A full fence: stores before it are visible to every process before loads after it. On x86 a
+ * locked instruction on the stack does it for less than mfence. */
+static inline void fy_osc_fence(void)
+{
+#if defined(__x86_64__)
+    __asm__ volatile("lock; orl $0, (%%rsp)" ::: "memory", "cc");
+#else
+    atomic_thread_fence(memory_order_seq_cst);
+#endif
+}
+
+/* Whether an access epoch covers target t (the request forms need more: see osc_ops.c). */
+static inline bool fy_win_epoch_covers(const fy_win_t *w, const fy_win_target_t *t)
+{
+    return (w->epoch & (FY_EPOCH_FENCE | FY_EPOCH_LOCK_ALL)) || t->lock != FY_WLOCK_NONE ||
+           ((w->epoch & FY_EPOCH_PSCW) && t->started);
+}
+
+/* Put or Get of contiguous predefined-layout data to a target this process maps, inside an
+ * epoch and inside the window: done here and true; false sends the call the slow way (which
+ * also explains every error). */
+static inline bool fy_rma_copy_fast(fy_win_t *w, bool get, void *obuf, MPI_Aint ocount,
+                                    const fy_dtype_t *od, int target, MPI_Aint disp,
+                                    MPI_Aint tcount, const fy_dtype_t *td)
+{
+    if (!w || !od || !td || !od->contig || !td->contig || !od->committed || !td->committed ||
+        (unsigned)target >= (unsigned)w->size || ocount < 0 || disp < 0 ||
+        w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        return false;
+    fy_win_target_t *t = &w->t[target];
+    size_t bytes = (size_t)od->size * (size_t)ocount;
+    uint64_t off = (uint64_t)disp * (uint64_t)t->disp_unit;
+    if (t->reach > FY_REACH_MAPPED || bytes != (size_t)td->size * (size_t)tcount || tcount < 0 ||
+        !fy_win_epoch_covers(w, t) || off + (uint64_t)td->true_lb + bytes > (uint64_t)t->size ||
+        (td->true_lb < 0 && (uint64_t)-td->true_lb > off))
+        return false;
+    char *tb = t->base + off + td->true_lb, *ob = (char *)obuf + od->true_lb;
+    if (get) {
+        memmove(ob, tb, bytes);
+    } else {
+        memmove(tb, ob, bytes);
+        w->dirty = true;
+    }
+    return true;
+}
+
 /* ---- operations (osc_ops.c, osc_acc.c) ------------------------------------------------- */
 enum { FY_RMA_PUT, FY_RMA_GET, FY_RMA_ACC, FY_RMA_GACC, FY_RMA_FOP, FY_RMA_CAS };
 
@@ -202,6 +252,10 @@ const fy_dtype_t *fy_acc_basic_type(fy_basic_t k);
  * cmp != NULL. */
 void fy_acc_atomic(MPI_Op op, const fy_dtype_t *b, void *tgt, const void *in, void *old,
                    const void *cmp, size_t n);
+/* Fetch_and_op and Compare_and_swap (cmp non-NULL) of one element to a target this process maps,
+ * inside an epoch and the window, as a CPU atomic: true when done (false: take the slow way). */
+bool fy_rma_atomic_fast(fy_win_t *w, const void *in, void *out, const void *cmp,
+                        const fy_dtype_t *d, int target, MPI_Aint disp, MPI_Op op);
 /* Stripe locks of target t for bytes [lo, hi) of its window. While this process holds or
  * waits for stripes (fy_osc_acc_held > 0), the progress it makes runs no active message: one
  * could wait for a stripe held further up its own stack. */

@@ -137,6 +137,57 @@ void fy_acc_atomic(MPI_Op op, const fy_dtype_t *b, void *tgt, const void *in, vo
     }
 }
 
+/* Operators valid on one element of kind k that the fast path takes (others: the slow way
+ * checks and explains). */
+static bool fast_op_ok(int predef, fy_basic_t k)
+{
+    switch (predef) {
+    case FY_OP_REPLACE: case FY_OP_NO_OP: case FY_OP_SUM: case FY_OP_PROD: case FY_OP_MIN:
+    case FY_OP_MAX:
+        return int_kind(k) ? k != FY_B_CHAR && k != FY_B_BYTE
+                           : k == FY_B_FLOAT || k == FY_B_DOUBLE;
+    case FY_OP_BAND: case FY_OP_BOR: case FY_OP_BXOR:
+        return int_kind(k) && k != FY_B_CHAR;
+    default:
+        return false;
+    }
+}
+
+bool fy_rma_atomic_fast(fy_win_t *w, const void *in, void *out, const void *cmp,
+                        const fy_dtype_t *d, int target, MPI_Aint disp, MPI_Op op)
+{
+    if (!w || !d || (unsigned)target >= (unsigned)w->size || disp < 0 || !out ||
+        w->flavor == MPI_WIN_FLAVOR_DYNAMIC || !d->predefined)
+        return false;
+    fy_win_target_t *t = &w->t[target];
+    uint64_t off = (uint64_t)disp * (uint64_t)t->disp_unit;
+    if (t->reach > FY_REACH_MAPPED || !t->atomic_ok || !fy_win_epoch_covers(w, t) ||
+        off + (uint64_t)d->size > (uint64_t)t->size)
+        return false;
+    char *p = t->base + off;
+    if (cmp ? !fy_acc_cas_kind(d->basic) : !fy_acc_atomic_kind(d->basic))
+        return false;
+    if (((uintptr_t)p & ((uintptr_t)d->size - 1)) != 0)
+        return false;
+    if (!cmp) {
+        /* Predefined operators have handles 0x58000000 | index (fy_op.h). */
+        int predef = ((uint32_t)op & 0xffffff00u) == 0x58000000u ? (int)(op & 0xff) : 0;
+        if (!predef || predef >= FY_OP_NPREDEF_ || !fast_op_ok(predef, d->basic) ||
+            (!in && predef != FY_OP_NO_OP))
+            return false;
+        /* The counter's case, without the general loop. */
+        if (predef == FY_OP_SUM && d->size == 8 && int_kind(d->basic)) {
+            uint64_t x;
+            memcpy(&x, in, 8);
+            uint64_t v = __atomic_fetch_add((uint64_t *)(void *)p, x, __ATOMIC_SEQ_CST);
+            memcpy(out, &v, 8);
+            return true;
+        }
+    }
+    fy_acc_atomic(op, d, p, in, out, cmp, 1);
+    return true;
+}
+
 /* ---- stripe locks ---------------------------------------------------------------------- */
 
 static uint64_t stripes_of(uint64_t lo, uint64_t hi)

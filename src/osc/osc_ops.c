@@ -15,6 +15,12 @@
 static int epoch_check(fy_win_t *w, const fy_rma_op_t *op)
 {
     const fy_win_target_t *t = &w->t[op->target];
+    /* Request-based operations belong to passive-target epochs only (MPI-4.1 12.3.5). */
+    if (op->req && t->lock == FY_WLOCK_NONE && !(w->epoch & FY_EPOCH_LOCK_ALL))
+        return fy_err_set(MPI_ERR_RMA_SYNC,
+                          "%s: request-based operations need a passive-target epoch (MPI_Win_lock "
+                          "or MPI_Win_lock_all) on target rank %d of %s",
+                          op->fn, op->target, fy_win_text(w));
     if (w->epoch & (FY_EPOCH_FENCE | FY_EPOCH_LOCK_ALL) || t->lock != FY_WLOCK_NONE ||
         (w->epoch & FY_EPOCH_PSCW && t->started))
         return MPI_SUCCESS;
@@ -78,9 +84,12 @@ static int range_check(fy_win_t *w, fy_rma_op_t *op, int64_t *off_p)
                               op->fn, (unsigned long)a, (long)lo, (long)hi, op->target);
         return MPI_SUCCESS;
     }
+    if (op->toff < 0)
+        return fy_err_set(MPI_ERR_DISP, "%s: invalid target displacement %ld (negative)",
+                          op->fn, (long)op->toff);
     int64_t off = (int64_t)op->toff * (int64_t)t->disp_unit;
     *off_p = off;
-    if (op->toff < 0 || off + lo < 0 || off + hi > (int64_t)t->size)
+    if (off + lo < 0 || off + hi > (int64_t)t->size)
         return fy_err_set(MPI_ERR_RMA_RANGE,
                           "%s: target displacement %ld (disp_unit %ld) with %ld element%s of %s "
                           "reaches bytes [%ld, %ld), outside rank %d's window of %ld bytes",
@@ -296,7 +305,7 @@ int fy_rma_issue(fy_win_t *w, fy_rma_op_t *op)
     int rc = epoch_check(w, op);
     if (rc != MPI_SUCCESS)
         return rc;
-    int64_t off;
+    int64_t off = 0;
     if ((rc = range_check(w, op, &off)) != MPI_SUCCESS)
         return rc;
     switch (op->kind) {

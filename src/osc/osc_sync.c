@@ -9,8 +9,9 @@
  *   - PSCW: counters per (origin, target) pair of the host in the same metadata: a post adds
  *     one to each origin's count from this target, a complete one to each target's count from
  *     this origin, and a bell word per rank wakes whoever sleeps on it.
- * Waiting spins briefly while making progress, then yields, then sleeps on the futex of the
- * word it waits on, for at most a millisecond at a time, so active messages are still served.
+ * Waiting polls while making progress for the point-to-point spin time, then sleeps on the
+ * futex of the word it waits on, for at most a millisecond at a time, so active messages are
+ * still served.
  */
 #include <limits.h>
 #include <linux/futex.h>
@@ -21,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fy_clock.h"
 #include "fy_coll.h"
 #include "fy_cpu.h"
 #include "fy_err.h"
@@ -28,32 +30,34 @@
 #include "fy_p2p.h"
 #include "fy_runtime.h"
 
-enum { SPINS = 64, YIELDS = 32, SLEEP_NS = 1000000 };
+enum { SLEEP_NS = 1000000 };
 
+/* As the point-to-point waits do (src/p2p/wait_policy.c, FERRY_SPIN_US, FERRY_YIELD): poll
+ * with progress for the spin time, yielding the core between polls when ranks outnumber cores,
+ * then sleep on the word's futex. FERRY_WAIT=block sleeps at once, =spin never. */
 void fy_osc_wait(_Atomic uint32_t *word, _Atomic uint32_t *sleepers, bool (*pred)(void *),
                  void *arg)
 {
-    /* FERRY_WAIT=block sleeps at once, =spin never (the user's choice: a core per rank). */
-    unsigned spins = fy_rt.wait_mode == FY_WAIT_BLOCK ? 0 : SPINS;
-    unsigned yields = fy_rt.wait_mode == FY_WAIT_BLOCK ? 0 : YIELDS;
+    int64_t until = fy_rt.wait_mode == FY_WAIT_BLOCK ? 0 : fy_now_ns() + fy_rt.spin_ns;
+    bool slept = false;
     for (unsigned i = 0;; i++) {
         uint32_t seen = atomic_load(word);
         if (pred(arg))
             return;
-        /* Once sleeping between passes, every pass reads the sockets: an active message
-         * (a remote unlock, post or complete) must not wait for 8 sleeps. */
-        if (i < spins + yields)
-            fy_progress();
-        else
+        /* Once sleeping between passes, every pass reads the sockets: an active message (a
+         * remote unlock, post or complete) must not wait for 8 sleeps. */
+        if (slept)
             fy_progress_full();
-        if (fy_rt.wait_mode == FY_WAIT_SPIN || i < spins) {
-            fy_cpu_relax();
+        else
+            fy_progress();
+        if (fy_rt.wait_mode == FY_WAIT_SPIN || (until && ((i & 15) || fy_now_ns() < until))) {
+            if (fy_rt.spin_yield)
+                sched_yield();
+            else
+                fy_cpu_relax();
             continue;
         }
-        if (i < spins + yields) {
-            sched_yield();
-            continue;
-        }
+        slept = true;
         atomic_fetch_add(sleepers, 1);
         bool got = pred(arg);
         if (!got) {
@@ -298,7 +302,8 @@ int fy_win_flush(const char *fn, fy_win_t *w, int rank, bool local)
     int rc = MPI_SUCCESS;
     if (w->am)
         rc = fy_osc_am_flush(w, rank);
-    atomic_thread_fence(memory_order_seq_cst);
+    fy_osc_fence();
+    w->dirty = false;
     return rc;
 }
 

@@ -58,6 +58,17 @@ static inline int mt_check_rc(int rc, const char *call, const char *file, int li
 /* MPI_OK(MPI_Send(...)): the call must return MPI_SUCCESS (errors return on COMM_WORLD). */
 #define MPI_OK(call) mt_check_rc((call), #call, __FILE__, __LINE__)
 
+/* MPI_MUST(MPI_Win_allocate(...)): as MPI_OK, but a failure ends the job (MPI_Abort), for calls
+ * without which the rest of the test would only crash (an object or memory not made). */
+#define MPI_MUST(call)                                                                             \
+    do {                                                                                           \
+        if (mt_check_rc((call), #call, __FILE__, __LINE__) != MPI_SUCCESS) {                      \
+            printf("[rank %d] the test cannot go on\n", mt_rank);                                 \
+            fflush(stdout);                                                                        \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
+        }                                                                                          \
+    } while (0)
+
 /* CHECK_CLASS(rc, MPI_ERR_RANK, "what"): rc must be an error code of that class. */
 #define CHECK_CLASS(rc, cls, what)                                                                 \
     do {                                                                                           \
