@@ -567,6 +567,9 @@ static void wait_quiet(am_win_t *a, int t)
 int fy_osc_am_flush(fy_win_t *w, int t)
 {
     am_win_t *a = w->am;
+    /* Even with nothing in flight: a rank that spins on flushes (a lock built on
+     * Compare_and_swap to itself) must still serve the others. */
+    fy_progress();
     int lo = t < 0 ? 0 : t, hi = t < 0 ? w->size : t + 1, rc = MPI_SUCCESS;
     for (int u = lo; u < hi && rc == MPI_SUCCESS; u++)
         if (a->unsynced[u]) {
