@@ -266,7 +266,10 @@ void fy_acc_atomic(MPI_Op op, const fy_dtype_t *b, void *tgt, const void *in, vo
  * inside an epoch and the window, as a CPU atomic: true when done (false: take the slow way). */
 bool fy_rma_atomic_fast(fy_win_t *w, const void *in, void *out, const void *cmp,
                         const fy_dtype_t *d, int target, MPI_Aint disp, MPI_Op op);
-/* Stripe locks of target t for bytes [lo, hi) of its window. */
+/* Stripe locks of target t for bytes [lo, hi) of its window. While this process holds or
+ * waits for stripes (fy_osc_acc_held > 0), the progress it makes runs no active message: one
+ * could wait for a stripe held further up its own stack. */
+extern int fy_osc_acc_held;
 void fy_acc_lock(fy_win_t *w, int t, uint64_t lo, uint64_t hi);
 void fy_acc_unlock(fy_win_t *w, int t, uint64_t lo, uint64_t hi);
 /* Packed-stream accumulate: inout[i] = in[i] op inout[i] over n elements of b, both buffers
@@ -296,6 +299,12 @@ int fy_win_post(const char *fn, fy_win_t *w, const int *ranks, int n, int assert
 int fy_win_start(const char *fn, fy_win_t *w, const int *ranks, int n, int assert);
 int fy_win_complete(const char *fn, fy_win_t *w);
 int fy_win_wait(const char *fn, fy_win_t *w, int *flag, bool block);
+
+/* The lock word of window rank t of this host (osc_am.c takes it for origins of other hosts);
+ * held is FY_WLOCK_SHARED or FY_WLOCK_EXCL. try: false when it cannot be taken now. */
+bool fy_osc_lock_try(fy_win_t *w, int t, int held);
+void fy_osc_lock_wait(fy_win_t *w, int t, int held);
+void fy_osc_lock_release(fy_win_t *w, int t, int held);
 
 /* Waiting on a word of shared metadata until pred(arg) holds (pred only looks, it may be called
  * again after it held), making progress (active messages

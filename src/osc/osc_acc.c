@@ -269,8 +269,11 @@ static bool stripe_free(void *arg)
     return atomic_load(((stripe_arg_t *)arg)->s) == 0;
 }
 
+int fy_osc_acc_held;
+
 void fy_acc_lock(fy_win_t *w, int t, uint64_t lo, uint64_t hi)
 {
+    fy_osc_acc_held++;
     fy_osc_rank_meta_t *m = &w->meta[w->t[t].local];
     uint64_t mask = stripes_of(lo, hi);
     for (int i = 0; i < FY_OSC_STRIPES; i++)
@@ -290,6 +293,7 @@ void fy_acc_unlock(fy_win_t *w, int t, uint64_t lo, uint64_t hi)
             atomic_store_explicit(&m->stripe[i], 0, memory_order_release);
             fy_osc_wake(w, &m->stripe[i], &m->stripe_sleepers, -1);
         }
+    fy_osc_acc_held--;
 }
 
 /* ---- packed streams ---------------------------------------------------------------------- */

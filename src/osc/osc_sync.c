@@ -49,11 +49,17 @@ void fy_osc_wait(fy_win_t *w, _Atomic uint32_t *word, _Atomic uint32_t *sleepers
         return;
     }
     int64_t until = fy_rt.wait_mode == FY_WAIT_BLOCK ? 0 : fy_now_ns() + fy_rt.spin_ns;
+    bool slept = false;
     for (unsigned i = 0;; i++) {
         uint32_t seen = atomic_load(word);
         if (pred(arg))
             return;
-        fy_progress();
+        /* Once sleeping between passes, every pass reads the sockets: an active message (a
+         * remote unlock, post or complete) must not wait for 8 sleeps. */
+        if (slept)
+            fy_progress_full();
+        else
+            fy_progress();
         if (fy_rt.wait_mode == FY_WAIT_SPIN || (until && ((i & 15) || fy_now_ns() < until))) {
             if (fy_rt.spin_yield)
                 sched_yield();
@@ -61,6 +67,7 @@ void fy_osc_wait(fy_win_t *w, _Atomic uint32_t *word, _Atomic uint32_t *sleepers
                 fy_cpu_relax();
             continue;
         }
+        slept = true;
         atomic_fetch_add(sleepers, 1);
         bool got = pred(arg);
         if (!got) {
@@ -178,6 +185,25 @@ static void unlock_local(fy_win_t *w, int t, int held)
     else
         atomic_fetch_sub(&lk->v, 1);
     fy_osc_wake(w, &lk->v, &lk->sleepers, -1);
+}
+
+/* For osc_am.c: the lock word of window rank t of this host (the target itself, or a rank of
+ * its host), taken or given back on behalf of an origin; held is FY_WLOCK_SHARED or _EXCL. */
+bool fy_osc_lock_try(fy_win_t *w, int t, int held)
+{
+    fy_osc_word_t *lk = &w->meta[w->t[t].local].lock;
+    lock_arg_t a = {w, &lk->v, &lk->sleepers};
+    return held == FY_WLOCK_EXCL ? take_excl(&a) : take_shared(&a);
+}
+
+void fy_osc_lock_wait(fy_win_t *w, int t, int held)
+{
+    lock_local(w, t, held == FY_WLOCK_EXCL ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED);
+}
+
+void fy_osc_lock_release(fy_win_t *w, int t, int held)
+{
+    unlock_local(w, t, held);
 }
 
 static int take_lock(fy_win_t *w, int t, int type, int assert)
@@ -395,7 +421,9 @@ static bool all_posted(void *arg)
     fy_win_t *w = arg;
     for (int i = 0; i < w->nstart; i++) {
         int t = w->start_grp[i];
-        if (posted_from(w, t) == w->consumed_post[t])
+        /* Signed: under MPI_MODE_NOCHECK a start consumes a post that may still be on its
+         * way (active messages), so the count may trail what was consumed for a while. */
+        if ((int32_t)(posted_from(w, t) - w->consumed_post[t]) <= 0)
             return false;
     }
     return true;
@@ -416,10 +444,11 @@ int fy_win_start(const char *fn, fy_win_t *w, const int *ranks, int n, int asser
         fy_osc_word_t *b = &w->meta[w->mylocal].bell;
         fy_osc_wait(w, &b->v, &b->sleepers, all_posted, w);
     }
+    /* Every start matches one post, NOCHECK's too (the target posted, it just need not be
+     * waited for), or the next start would take this post for its own. */
     for (int i = 0; i < n; i++) {
         int t = ranks[i];
-        if (!(assert & MPI_MODE_NOCHECK))
-            w->consumed_post[t]++;
+        w->consumed_post[t]++;
         w->t[t].started = 1;
     }
     w->epoch |= FY_EPOCH_PSCW;
@@ -437,6 +466,13 @@ int fy_win_complete(const char *fn, fy_win_t *w)
         int t = w->start_grp[i];
         w->t[t].started = 0;
         if (w->t[t].local >= 0) {
+            /* A rank of this host reached by active messages (CMA refused): what was issued to
+             * it must land before the count says so. */
+            if (w->t[t].reach == FY_REACH_AM) {
+                int e = fy_osc_am_flush(w, t);
+                if (rc == MPI_SUCCESS)
+                    rc = e;
+            }
             atomic_fetch_add(dones(w, w->t[t].local, w->mylocal), 1);
             ring(w, w->t[t].local);
         } else {

@@ -526,8 +526,8 @@ int fy_win_shared_query(const char *fn, fy_win_t *w, int rank, MPI_Aint *size,
     if (rank == MPI_PROC_NULL) {
         /* The lowest rank with memory; all zero when none has any. */
         for (int r = 0; r < w->size; r++)
-            if (w->t[r].size > 0 && w->t[r].base) {
-                rank = r;
+            if (w->t[r].size > 0) {
+                rank = r; /* not mapped here (another host): size 0 and NULL below */
                 break;
             }
         if (rank == MPI_PROC_NULL) {

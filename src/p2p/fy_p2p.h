@@ -55,10 +55,18 @@ int fy_p2p_check_gone(void);
 
 /* One pass over every transport and queued send; returns how much happened. */
 int fy_progress(void);
+/* A pass that polls the sockets too, whatever the pass count says (fy_progress polls them on
+ * one pass in 8 when the rank has shared-memory peers): for waits that sleep between single
+ * passes, where one pass in 8 would leave a network message unread for 8 sleeps. */
+int fy_progress_full(void);
 /* Called by every fy_progress pass while set: the collective layer sets it while schedules are
  * running (and clears it when none is), so an idle pass costs one load and a branch. Returns
  * how much happened. */
 extern int (*fy_progress_hook)(void);
+/* The same for one-sided communication (src/osc/osc_am.c): set while a window serves active
+ * messages, so that targets answer them from every wait. Separate from fy_progress_hook, which
+ * the collective layer owns; p2p knows nothing of what is behind either. */
+extern int (*fy_progress_osc_hook)(void);
 
 /* Progresses until done(arg), spinning briefly and then sleeping until woken (FERRY_WAIT).
  * Called with the library lock held; the lock is dropped while sleeping. */

@@ -136,6 +136,7 @@ void fy_p2p_fini(void)
 }
 
 int (*fy_progress_hook)(void);
+int (*fy_progress_osc_hook)(void);
 
 fy_p2p_stats_t fy_p2p_stats;
 
@@ -151,11 +152,19 @@ int fy_progress(void)
     int (*hook)(void) = fy_progress_hook;
     if (hook)
         n += hook();
+    int (*osc)(void) = fy_progress_osc_hook;
+    if (osc)
+        n += osc();
     if (fy_part_nactive) /* partitioned operations in flight: one load when there are none */
         n += fy_part_progress();
     return n;
 }
 
+int fy_progress_full(void)
+{
+    tcp_pass = (unsigned)tcp_every - 1; /* this pass polls the sockets */
+    return fy_progress();
+}
 
 /* Whom the current wait most likely needs (a world rank, -1: unknown, then last_src). */
 static FY_TLS_HOT int wait_peer = -1;
