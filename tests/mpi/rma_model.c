@@ -438,6 +438,8 @@ static unsigned rnd(uint64_t *s)
     return (unsigned)(*s >> 17);
 }
 
+static int g_one_host = 1; /* every rank of world shares memory (set in main) */
+
 static void draw(case_t *k, unsigned seed, int idx)
 {
     memset(k, 0, sizeof *k);
@@ -449,6 +451,10 @@ static void draw(case_t *k, unsigned seed, int idx)
     use_comm(k->comm);
     k->rma = (int)(rnd(&s) % NRMA);
     k->flav = (int)(rnd(&s) % NFLAV);
+    /* Win_allocate_shared needs every rank on one host: across hosts (the test hosts'
+     * placements) its cases run on Win_allocate instead. */
+    if (k->flav == W_SHARED && !g_one_host)
+        k->flav = W_ALLOCATE;
     k->sync = is_req(k->rma) ? S_LOCK + (int)(rnd(&s) % 3) : (int)(rnd(&s) % NSYNC);
     int r = base_rma(k->rma);
     for (;;) {
@@ -993,6 +999,12 @@ int main(int argc, char **argv)
                *nv = getenv("FY_TEST_CASES"), *cv = getenv("FY_TEST_CASE");
     unsigned seed = sv ? (unsigned)strtoul(sv, NULL, 0) : 14u;
     g_comms[C_WORLD] = MPI_COMM_WORLD;
+    MPI_Comm node;
+    int nsize;
+    MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    MPI_OK(MPI_Comm_size(node, &nsize));
+    MPI_OK(MPI_Comm_free(&node));
+    g_one_host = nsize == mt_size;
     MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, mt_size - mt_rank, &g_comms[C_REV]));
     MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, mt_rank % 2, mt_rank, &g_comms[C_HALF]));
     int ncases = mt_size > 4 ? 160 : 240;
