@@ -80,18 +80,16 @@ int PMPI_Win_unlock_all(MPI_Win win)
     WIN_CALL(fn, win, MPI_SUCCESS, fy_win_unlock_all(fn, w));
 }
 
-/* Flushes of targets reached directly: a fence when plain stores went out since the last one
- * (operations are complete already; atomics fence themselves), nothing otherwise. */
+/* Flushes of targets reached directly: the operations are complete already; what is left is
+ * ordering plain stores (fy_osc.h, fy_osc_before_loads). */
 static inline bool flush_fast(MPI_Win win, int rank)
 {
     fy_win_t *w = fy_win_get(win);
     if (fy_rt.locking || !w || w->am || (unsigned)rank >= (unsigned)w->size ||
         w->t[rank].lock == FY_WLOCK_NONE)
         return false;
-    if (w->dirty) {
-        fy_osc_fence();
-        w->dirty = false;
-    }
+    if (FY_OSC_FLUSH_FENCES)
+        fy_osc_before_loads(w);
     return true;
 }
 

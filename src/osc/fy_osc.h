@@ -118,7 +118,9 @@ typedef struct fy_win {
     bool own_base; /* base was allocated by this window (freed with it, outside the segment) */
     /* Epochs. */
     unsigned epoch; /* FY_EPOCH_* bits */
-    bool dirty;     /* plain stores to a target since the last flush (atomics fence by themselves) */
+    /* Plain stores to target memory not yet fenced (fy_osc_before_loads: why it waits for the
+     * next load instead of the flush). */
+    bool dirty;
     int nlocks;     /* targets locked with Win_lock */
     int *start_grp; /* window ranks of the PSCW access group (nstart) */
     int nstart;
@@ -145,7 +147,18 @@ typedef struct fy_win {
 } fy_win_t;
 
 /* ---- window table (osc_win.c) ---------------------------------------------------------- */
-fy_win_t *fy_win_get(MPI_Win h); /* NULL when not a live window */
+/* The live windows by handle index (osc_win.c). */
+extern fy_win_t **fy_win_table;
+extern unsigned fy_win_table_cap;
+/* NULL when not a live window. Inline: every one-sided call starts here. */
+static inline fy_win_t *fy_win_get(MPI_Win h)
+{
+    uint32_t u = (uint32_t)h;
+    if ((u >> 26) != ((2u << 4) | 0x8u)) /* kind DIRECT, class WIN (fy_handle.h) */
+        return NULL;
+    u &= 0x3ffffffu;
+    return u < fy_win_table_cap ? fy_win_table[u] : NULL;
+}
 
 /* Creation. The API layer has made `comm` (a private duplicate, taken over: released on
  * failure) and parsed nothing else. For ALLOCATE/SHARED, *base_p receives the memory. Every
@@ -189,6 +202,27 @@ static inline bool fy_osc_take0(_Atomic uint32_t *v, uint32_t to)
            atomic_compare_exchange_strong(v, &z, to);
 }
 
+/* Completion of plain stores to mapped memory. A store is in the memory system when it leaves
+ * this CPU's store buffer, and x86 lets a store wait there behind later loads but never behind
+ * later stores (TSO): whatever this process tells a peer after a flush (a message, an unlock,
+ * a post: stores or locked instructions) is seen after the data. Only a later *load* of target
+ * memory by this process could pass the data (P0: Put x, flush, Get y; P1: Put y, flush, Get
+ * x must not both read the old values). So on x86 a flush fences nothing, and the fence is
+ * paid once by the next operation that loads (Get, a fetching NO_OP, Win_sync) while stores
+ * are pending; elsewhere the flush fences. */
+#if defined(__x86_64__)
+#define FY_OSC_FLUSH_FENCES 0
+#else
+#define FY_OSC_FLUSH_FENCES 1
+#endif
+static inline void fy_osc_before_loads(fy_win_t *w)
+{
+    if (w->dirty) {
+        fy_osc_fence();
+        w->dirty = false;
+    }
+}
+
 /* Whether an access epoch covers target t (the request forms need more: see osc_ops.c). */
 static inline bool fy_win_epoch_covers(const fy_win_t *w, const fy_win_target_t *t)
 {
@@ -216,6 +250,7 @@ static inline bool fy_rma_copy_fast(fy_win_t *w, bool get, void *obuf, MPI_Aint 
         return false;
     char *tb = t->base + off + td->true_lb, *ob = (char *)obuf + od->true_lb;
     if (get) {
+        fy_osc_before_loads(w);
         memmove(ob, tb, bytes);
     } else {
         memmove(tb, ob, bytes);

@@ -224,6 +224,10 @@ bool fy_rma_atomic_fast(fy_win_t *w, const void *in, void *out, const void *cmp,
     char *p = t->base + off;
     if (cmp ? !fy_acc_cas_kind(d->basic) : !fy_acc_atomic_kind(d->basic))
         return false;
+    /* A fetching NO_OP is a plain load on x86 (every other operation here is a locked
+     * instruction, a full fence). */
+    if (!cmp && op == MPI_NO_OP)
+        fy_osc_before_loads(w);
     if (((uintptr_t)p & ((uintptr_t)d->size - 1)) != 0)
         return false;
     if (!cmp) {

@@ -339,8 +339,14 @@ int fy_rma_issue(fy_win_t *w, fy_rma_op_t *op)
         op->toff = (MPI_Aint)off;
         return fy_osc_am_issue(w, op);
     }
+    /* Every direct operation but a Put may load target memory; the stripe-locked ones end in
+     * plain stores (the unlock is one too). */
+    if (op->kind != FY_RMA_PUT)
+        fy_osc_before_loads(w);
     rc = op->kind == FY_RMA_PUT || op->kind == FY_RMA_GET ? put_get_direct(w, op, off)
                                                           : fy_osc_acc_direct(w, op, off);
+    if (op->kind != FY_RMA_GET)
+        w->dirty = true;
     if (op->req)
         fy_req_complete(op->req);
     return rc;

@@ -334,8 +334,8 @@ int fy_win_flush(const char *fn, fy_win_t *w, int rank, bool local)
     int rc = MPI_SUCCESS;
     if (w->am)
         rc = fy_osc_am_flush(w, rank);
-    fy_osc_fence();
-    w->dirty = false;
+    if (FY_OSC_FLUSH_FENCES)
+        fy_osc_before_loads(w);
     return rc;
 }
 
@@ -345,7 +345,8 @@ int fy_win_sync(const char *fn, fy_win_t *w)
     (void)w;
     /* The unified model: public and private copies are one memory; a full fence orders this
      * process's loads and stores against everyone's. */
-    atomic_thread_fence(memory_order_seq_cst);
+    fy_osc_fence();
+    w->dirty = false;
     fy_progress();
     return MPI_SUCCESS;
 }

@@ -32,33 +32,25 @@
 
 #define PAGE 4096u
 
-static fy_win_t **table;
-static unsigned table_cap;
-
-fy_win_t *fy_win_get(MPI_Win h)
-{
-    uint32_t u = (uint32_t)h;
-    if (fy_handle_kind(h) != FY_HKIND_DIRECT || fy_handle_class(h) != FY_HCLASS_WIN)
-        return NULL;
-    u &= FY_HINDEX_MASK;
-    return u < table_cap ? table[u] : NULL;
-}
+fy_win_t **fy_win_table;
+unsigned fy_win_table_cap;
+_Static_assert(FY_HKIND_DIRECT == 2 && FY_HCLASS_WIN == 0x8, "fy_win_get's handle test");
 
 static int table_add(fy_win_t *w)
 {
     unsigned i = 0;
-    while (i < table_cap && table[i])
+    while (i < fy_win_table_cap && fy_win_table[i])
         i++;
-    if (i == table_cap) {
-        unsigned cap = table_cap ? table_cap * 2 : 16;
-        fy_win_t **t = realloc(table, cap * sizeof *t);
+    if (i == fy_win_table_cap) {
+        unsigned cap = fy_win_table_cap ? fy_win_table_cap * 2 : 16;
+        fy_win_t **t = realloc(fy_win_table, cap * sizeof *t);
         if (!t)
             return MPI_ERR_NO_MEM;
-        memset(t + table_cap, 0, (cap - table_cap) * sizeof *t);
-        table = t;
-        table_cap = cap;
+        memset(t + fy_win_table_cap, 0, (cap - fy_win_table_cap) * sizeof *t);
+        fy_win_table = t;
+        fy_win_table_cap = cap;
     }
-    table[i] = w;
+    fy_win_table[i] = w;
     w->handle = fy_handle_make(FY_HKIND_DIRECT, FY_HCLASS_WIN, i);
     return MPI_SUCCESS;
 }
@@ -179,7 +171,7 @@ static void win_release(fy_win_t *w)
         fy_comm_release(w->comm);
     fy_errhandler_unref(w->errhandler);
     if (fy_win_get(w->handle) == w)
-        table[fy_handle_index(w->handle)] = NULL;
+        fy_win_table[fy_handle_index(w->handle)] = NULL;
     free(w);
 }
 
@@ -466,16 +458,16 @@ int fy_win_free(const char *fn, fy_win_t *w)
 
 void fy_win_fini(void)
 {
-    for (unsigned i = 0; i < table_cap; i++)
-        if (table[i]) {
+    for (unsigned i = 0; i < fy_win_table_cap; i++)
+        if (fy_win_table[i]) {
             /* Windows the program never freed: their memory and mappings go (called before
              * the communicators, which they hold, are torn down). */
-            fy_attrs_delete_all_anyway(&table[i]->attrs, table[i]->handle);
-            win_release(table[i]);
+            fy_attrs_delete_all_anyway(&fy_win_table[i]->attrs, fy_win_table[i]->handle);
+            win_release(fy_win_table[i]);
         }
-    free(table);
-    table = NULL;
-    table_cap = 0;
+    free(fy_win_table);
+    fy_win_table = NULL;
+    fy_win_table_cap = 0;
 }
 
 /* ---- dynamic windows ------------------------------------------------------------------- */
