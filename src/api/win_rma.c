@@ -203,6 +203,11 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
                     int target_rank, MPI_Aint target_disp, int target_count,
                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    if (!fy_rt.locking && origin_datatype == target_datatype && origin_count == target_count &&
+        origin_addr &&
+        fy_rma_acc_fast(fy_win_get(win), origin_addr, NULL, NULL, origin_count,
+                        fy_dtype_get(origin_datatype), target_rank, target_disp, op))
+        return MPI_SUCCESS;
     return acc("MPI_Accumulate", origin_addr, origin_count, origin_datatype, target_rank,
                target_disp, target_count, target_datatype, op, win, NULL, false);
 }
@@ -239,6 +244,14 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
                         int target_rank, MPI_Aint target_disp, int target_count,
                         MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    if (!fy_rt.locking && result_datatype == target_datatype && result_count == target_count &&
+        result_addr &&
+        (op == MPI_NO_OP || (origin_datatype == target_datatype && origin_count == target_count &&
+                             origin_addr)) &&
+        fy_rma_acc_fast(fy_win_get(win), op == MPI_NO_OP ? NULL : origin_addr, result_addr, NULL,
+                        target_count, fy_dtype_get(target_datatype), target_rank, target_disp,
+                        op))
+        return MPI_SUCCESS;
     return gacc("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype, result_addr,
                 result_count, result_datatype, target_rank, target_disp, target_count,
                 target_datatype, op, win, NULL, false);

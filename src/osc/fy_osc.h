@@ -301,6 +301,11 @@ void fy_acc_atomic(MPI_Op op, const fy_dtype_t *b, void *tgt, const void *in, vo
  * inside an epoch and the window, as a CPU atomic: true when done (false: take the slow way). */
 bool fy_rma_atomic_fast(fy_win_t *w, const void *in, void *out, const void *cmp,
                         const fy_dtype_t *d, int target, MPI_Aint disp, MPI_Op op);
+/* The same for Accumulate and Get_accumulate of n elements of one predefined type on both
+ * sides (out: the fetched values, or NULL), up to FY_ACC_FAST_MAX elements. */
+#define FY_ACC_FAST_MAX 4096
+bool fy_rma_acc_fast(fy_win_t *w, const void *in, void *out, const void *cmp, MPI_Aint n,
+                     const fy_dtype_t *d, int target, MPI_Aint disp, MPI_Op op);
 /* Stripe locks of target t for bytes [lo, hi) of its window. While this process holds or
  * waits for stripes (fy_osc_acc_held > 0), the progress it makes runs no active message: one
  * could wait for a stripe held further up its own stack. */

@@ -213,13 +213,20 @@ static bool fast_op_ok(int predef, fy_basic_t k)
 bool fy_rma_atomic_fast(fy_win_t *w, const void *in, void *out, const void *cmp,
                         const fy_dtype_t *d, int target, MPI_Aint disp, MPI_Op op)
 {
-    if (!w || !d || (unsigned)target >= (unsigned)w->size || disp < 0 || !out ||
-        w->flavor == MPI_WIN_FLAVOR_DYNAMIC || !d->predefined)
+    return out && fy_rma_acc_fast(w, in, out, cmp, 1, d, target, disp, op);
+}
+
+bool fy_rma_acc_fast(fy_win_t *w, const void *in, void *out, const void *cmp, MPI_Aint n,
+                     const fy_dtype_t *d, int target, MPI_Aint disp, MPI_Op op)
+{
+    if (!w || !d || (unsigned)target >= (unsigned)w->size || disp < 0 || n <= 0 ||
+        n > FY_ACC_FAST_MAX || w->flavor == MPI_WIN_FLAVOR_DYNAMIC || !d->predefined ||
+        (cmp && n != 1))
         return false;
     fy_win_target_t *t = &w->t[target];
     uint64_t off = (uint64_t)disp * (uint64_t)t->disp_unit;
     if (t->reach > FY_REACH_MAPPED || !t->atomic_ok || !fy_win_epoch_covers(w, t) ||
-        off + (uint64_t)d->size > (uint64_t)t->size)
+        off + (uint64_t)d->size * (uint64_t)n > (uint64_t)t->size)
         return false;
     char *p = t->base + off;
     if (cmp ? !fy_acc_cas_kind(d->basic) : !fy_acc_atomic_kind(d->basic))
@@ -237,7 +244,7 @@ bool fy_rma_atomic_fast(fy_win_t *w, const void *in, void *out, const void *cmp,
             (!in && predef != FY_OP_NO_OP))
             return false;
         /* The counter's case, without the general loop. */
-        if (predef == FY_OP_SUM && d->size == 8 && int_kind(d->basic)) {
+        if (n == 1 && out && predef == FY_OP_SUM && d->size == 8 && int_kind(d->basic)) {
             uint64_t x;
             memcpy(&x, in, 8);
             uint64_t v = __atomic_fetch_add((uint64_t *)(void *)p, x, __ATOMIC_SEQ_CST);
@@ -245,7 +252,7 @@ bool fy_rma_atomic_fast(fy_win_t *w, const void *in, void *out, const void *cmp,
             return true;
         }
     }
-    fy_acc_atomic(op, d, p, in, out, cmp, 1);
+    fy_acc_atomic(op, d, p, in, out, cmp, (size_t)n);
     return true;
 }
 
@@ -294,7 +301,7 @@ void fy_acc_unlock(fy_win_t *w, int t, uint64_t lo, uint64_t hi)
     uint64_t mask = stripes_of(lo, hi);
     for (int i = FY_OSC_STRIPES - 1; i >= 0; i--)
         if (mask >> i & 1) {
-            atomic_store_explicit(&m->stripe[i], 0, memory_order_release);
+            atomic_exchange(&m->stripe[i], 0); /* seq_cst: fy_osc_wake needs it */
             fy_osc_wake(w, &m->stripe[i], &m->stripe_sleepers, -1);
         }
     fy_osc_acc_held--;

@@ -82,7 +82,9 @@ void fy_osc_wait(fy_win_t *w, _Atomic uint32_t *word, _Atomic uint32_t *sleepers
 
 void fy_osc_wake(fy_win_t *w, _Atomic uint32_t *word, _Atomic uint32_t *sleepers, int who)
 {
-    atomic_thread_fence(memory_order_seq_cst);
+    /* Every caller changed the word with a sequentially consistent read-modify-write, which
+     * orders that change before this load of the sleepers (a waiter counts itself, then
+     * looks at the word): no fence needed here. */
     if (!atomic_load(sleepers))
         return;
     if (!w->bells) {
@@ -233,7 +235,8 @@ static int drop_lock(fy_win_t *w, int t)
         return tg->reach == FY_REACH_AM ? fy_osc_am_flush(w, t) : MPI_SUCCESS;
     if (tg->reach == FY_REACH_AM)
         return fy_osc_am_unlock(w, t); /* completes what was issued first */
-    atomic_thread_fence(memory_order_seq_cst);
+    /* The release is a read-modify-write: the epoch's stores are visible before it. */
+    w->dirty = false;
     unlock_local(w, t, held);
     return rc;
 }
