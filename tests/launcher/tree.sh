@@ -48,8 +48,11 @@ expect_clean "after an early exit"
 # Proxies killed: a relay (a: b, c and d are below it), a relay's leaf (g), then mpiexec.
 for idx in 0 6; do
     timeout -k 5 60 "$MPIEXEC" -launcher fork -hosts a,b,c,d,e,f,g -n 7 "$PMI_PROG" wait >"$T/out" 2>"$T/err" &
-    for _ in $(seq 1000); do [ "$(grep -c ready "$T/out")" = 7 ] && break; sleep 0.01; done
-    kill -9 "$(pgrep -o -f "$T/ferry-proxy --connect .* --index $idx\$")"
+    # Until every rank is up (a hang guard far above the second it takes, even under load).
+    for _ in $(seq 6000); do [ "$(grep -c ready "$T/out")" = 7 ] && break; sleep 0.01; done
+    victim=$(pgrep -o -f "$T/ferry-proxy --connect .* --index $idx\$")
+    [ -n "$victim" ] || fail "proxy $idx not found ($(grep -c ready "$T/out") of 7 ranks ready)"
+    kill -9 $victim
     wait $!
     RC=$?
     [ "$RC" != 0 ] || fail "status 0 after proxy $idx was killed"
@@ -59,7 +62,7 @@ for idx in 0 6; do
 done
 "$MPIEXEC" -launcher fork -hosts a,b,c,d,e,f,g -n 7 "$PMI_PROG" wait >"$T/out" 2>"$T/err" &
 pid=$!
-for _ in $(seq 1000); do [ "$(grep -c ready "$T/out")" = 7 ] && break; sleep 0.01; done
+for _ in $(seq 6000); do [ "$(grep -c ready "$T/out")" = 7 ] && break; sleep 0.01; done
 kill -9 $pid
 wait $pid 2>/dev/null
 expect_clean "after mpiexec was killed"
