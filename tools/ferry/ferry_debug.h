@@ -1,0 +1,22 @@
+/* `ferry run --debug`: a build with -g and AddressSanitizer+UndefinedBehaviorSanitizer, and its
+ * reports turned into one short message per rank naming the file, line and variable, the way an
+ * interpreter reports a run-time error (ferry_debug.c). */
+#ifndef FERRY_DEBUG_H
+#define FERRY_DEBUG_H
+
+#include <stdio.h>
+
+/* The compiler flags of a debug build, NULL-terminated (added after the user's flags). */
+extern const char *const fy_debug_cflags[];
+
+/* In a rank's own process, before it execs the program: sets ASAN_OPTIONS and UBSAN_OPTIONS
+ * (keeping what the user set) so that the rank's reports go to files DIR/rank.<rank>.* and the
+ * first error stops the rank. */
+void fy_debug_rank_env(const char *dir, int rank);
+
+/* After the job: reads DIR's reports and prints to `out` one short message per rank that had
+ * one (file:line, what happened, which variable, the source line with a caret), with the full
+ * report's path for those who want it. Returns the number of ranks reported. */
+int fy_debug_report(const char *dir, FILE *out);
+
+#endif
