@@ -251,6 +251,16 @@ static int write_all(const char *path, const char *a, size_t na, const char *b, 
     return close(fd);
 }
 
+static int has_source_ext(const char *name)
+{
+    static const char *const ext[] = {".c", ".cc", ".cpp", ".cxx", ".C", ".c++"};
+    const char *dot = strrchr(name, '.');
+    for (size_t i = 0; dot != NULL && dot != name && i < sizeof(ext) / sizeof(ext[0]); i++)
+        if (strcmp(dot, ext[i]) == 0)
+            return 1;
+    return 0;
+}
+
 /* The copy of source i that the compiler reads: `#line 1 "name"`, then the text with a first
  * #! line blanked (its newline kept, so every later line keeps its number). */
 static char *write_copy(const char *work, int i, const fy_run_src_t *s)
@@ -265,8 +275,10 @@ static char *write_copy(const char *work, int i, const fy_run_src_t *s)
     char *path;
     if (strcmp(s->name, "<stdin>") == 0)
         path = fy_run_xprintf("%s/stdin.%s", d, s->cxx ? "cc" : "c");
-    else
+    else if (has_source_ext(base))
         path = fy_run_xprintf("%s/%s", d, base);
+    else /* a script without an extension: the compiler goes by the name */
+        path = fy_run_xprintf("%s/%s.%s", d, base, s->cxx ? "cc" : "c");
     free(d);
     /* The name inside a string literal: \ and " escaped. */
     size_t nl = strlen(s->name);
