@@ -384,6 +384,26 @@ int fy_run_compile(const fy_run_prog_t *p, const char *dir, int verbose, const c
     char **copies = fy_run_xalloc(sizeof(char *) * (size_t)p->nsrc);
     int rc = FY_RUN_EXIT_FAIL;
     argv_t a = {0};
+    int any_c = 0;
+    for (int i = 0; i < p->nsrc; i++)
+        any_c |= !p->src[i].cxx;
+    const char *need[2] = {any_c ? p->cc : NULL, any_cxx(p) ? p->cxx : NULL};
+    for (int c = 0; c < 2; c++) {
+        if (need[c] == NULL)
+            continue;
+        int nw;
+        char **w = fy_run_words(need[c], &nw), path[PATH_MAX];
+        int found = nw > 0 && find_in_path(w[0], path, sizeof path) == 0;
+        for (int i = 0; i < nw; i++)
+            free(w[i]);
+        free(w);
+        if (!found) {
+            fprintf(stderr, "%s: the %s compiler '%s' is not found (choose one with %s or %s)\n",
+                    who, c ? "C++" : "C", need[c], c ? "--cxx" : "--cc",
+                    c ? "FERRY_CXX" : "FERRY_CC");
+            goto out;
+        }
+    }
     if (mkdir(work, 0700) != 0) {
         fprintf(stderr, "%s: cannot create '%s': %s\n", who, work, strerror(errno));
         goto out;
