@@ -132,8 +132,12 @@ int fy_run_launch(const fy_run_cmd_t *c, const char *exe, const char *key, const
         child_pid = 0;
     }
     if (debug_dir != NULL) {
-        fy_debug_report(debug_dir, stderr);
-        fy_run_rmtree(debug_dir);
+        /* The full reports are removed with their directory unless asked for. */
+        const char *keep = getenv("FERRY_DEBUG_KEEP");
+        if (fy_debug_report(debug_dir, stderr) > 0 && keep != NULL && strcmp(keep, "1") == 0)
+            fprintf(stderr, "ferry run: the full reports are kept in %s\n", debug_dir);
+        else
+            fy_run_rmtree(debug_dir);
     }
     if (cleanup != NULL)
         fy_run_rmtree(cleanup);
