@@ -3,7 +3,7 @@
 # ferry run --debug end to end (needs tools/ferry/ferry_debug.c, branch debug): the program is
 # built with -g and the sanitizers (its own cache entry), every rank starts through `ferry
 # _exec --debug DIR`, and after the job each failing rank has one short message naming the
-# file, the line and the variable: an array index out of bounds (values[4] on line 9), an
+# file, the line and the variable (or, for a rank with the same error, "same error at"): an array index out of bounds (values[4] on line 9), an
 # integer overflow; the job's status is a failure; a correct program runs with no report and
 # status 0; the reports' directory is removed (unless FERRY_DEBUG_KEEP=1).
 . "$FY_SRC/tests/ferry/run_common.inc"
@@ -28,9 +28,9 @@ int main(int argc, char **argv)
 C
 fr run --debug -n 2 oob.c
 [ "$RC" -ne 0 ] || fail "out of bounds: the job succeeded"
-for r in 0 1; do
-    expect_grep "out of bounds, rank $r" "^rank $r: oob\.c:9(:[0-9]+)?: .*out of bounds.*'values'" err
-done
+expect_grep "out of bounds, rank 0" "^rank 0: oob\.c:9(:[0-9]+)?: .*out of bounds.*'values'" err
+# The second rank's identical error may be told in short.
+expect_grep "out of bounds, rank 1" "^rank 1: (oob\.c:9(:[0-9]+)?: .*out of bounds.*'values'|same error at oob\.c:9)" err
 expect_eq "out of bounds: one message per rank" 2 "$(grep -c '^rank [01]: .*oob\.c:9' err)"
 
 cat >ovf.c <<'C'
