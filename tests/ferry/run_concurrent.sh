@@ -63,4 +63,29 @@ y 1
 y 2" "$(sort out)"
 expect_eq "own cache: one compile" 1 "$(wc -l <cc.log)"
 [ -s "$(ls "$PWD"/rankcache/run/*/bundle 2>/dev/null | head -n 1)" ] || fail "the ranks' cache has no bundle"
+
+# Interrupted while compiling (SIGTERM to ferry run): the compiler is stopped, nothing is left
+# (no temporary directory, no half entry), the status says which signal.
+cat >hangcc <<SH
+#!/bin/sh
+echo started >"$PWD/hang.started"
+exec sleep 61.25
+SH
+chmod +x hangcc
+for mode in cache no-cache; do
+    rm -f hang.started
+    extra=""
+    [ $mode = no-cache ] && extra=--no-cache
+    timeout -k 5 90 ferry run $extra --cc "$PWD/hangcc" -n 1 prog.c >out 2>err &
+    pid=$!
+    for _ in $(seq 600); do [ -e hang.started ] && break; sleep 0.05; done
+    [ -e hang.started ] || fail "$mode: the compiler never started"
+    # ferry run is timeout's child.
+    kill -TERM "$(pgrep -P "$pid" -x ferry)"
+    wait "$pid"
+    expect_eq "$mode: interrupted status" 143 "$?"
+    sleep 0.2; pgrep -fx "sleep 61.25" >/dev/null && fail "$mode: the compiler is still running"
+    left=$(find "$FERRY_CACHE" -name '.new.*')
+    [ -z "$left" ] || fail "$mode: half entries left: $left"
+done
 finish

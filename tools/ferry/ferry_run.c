@@ -71,6 +71,7 @@ int fy_tool_run(int argc, char **argv)
     if (c.verbose)
         fprintf(stderr, "ferry run: key %s\n", key);
 
+    fy_run_catch_signals(); /* a compile interrupted leaves nothing behind */
     char exe[PATH_MAX], tmp[PATH_MAX], dbg[PATH_MAX];
     const char *cleanup = NULL, *debug_dir = NULL;
     if (c.no_cache) {
@@ -166,6 +167,7 @@ int fy_tool_run_exec(int argc, char **argv)
                             "--clear-cache\n", who, host, key);
             return FY_RUN_EXIT_FAIL;
         }
+        fy_run_catch_signals();
         int rc = fy_run_cache_get(&p, bundle, blen, key, verbose, who, exe, sizeof exe);
         if (rc == FY_RUN_EXIT_USAGE)
             fprintf(stderr, "%s: compile error in %s on host %s\n", who, p.src[0].name, host);

@@ -98,6 +98,10 @@ const char *fy_run_prefix(void);
 /* Compiles p into dir/<stem>, writing dir/manifest (the headers it read). 0, FY_RUN_EXIT_USAGE
  * after the compiler's own diagnostics, or FY_RUN_EXIT_FAIL (message written). */
 int fy_run_compile(const fy_run_prog_t *p, const char *dir, int verbose, const char *who);
+/* From here on SIGINT, SIGTERM and SIGHUP are passed to a running compiler and remembered:
+ * fy_run_compile then returns 128 + the signal, after undoing its work. */
+void fy_run_catch_signals(void);
+int fy_run_interrupted(void); /* the signal caught, or 0 */
 /* The identity of the compilers p uses (resolved path, size, mtime): hashed into the name of
  * the directory its binaries go to. */
 void fy_run_compiler_id(const fy_run_prog_t *p, char *out, size_t n);

@@ -12,6 +12,7 @@
  * Processes that miss together take the lock in turn: the first compiles, the others find its
  * entry when they get the lock. Known limit: a header that appears in an earlier include
  * directory after the entry was made (shadowing the one recorded) is not noticed. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -247,7 +248,22 @@ int fy_run_cache_bundle(const char *key, char **buf, size_t *len)
 static int make_entry(const fy_run_prog_t *p, const char *entry, const char *archdir,
                       int verbose, const char *who)
 {
-    char *tmp = fy_run_xprintf("%s/.new.XXXXXX", entry);
+    /* Named after the architecture: only the holder of its lock makes them, so one found now
+     * was left by a process killed while compiling, and can go. */
+    const char *arch = strrchr(archdir, '/') + 1;
+    char *stale = fy_run_xprintf(".new.%s.", arch);
+    DIR *d = opendir(entry);
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+        if (strncmp(e->d_name, stale, strlen(stale)) == 0) {
+            char *path = fy_run_xprintf("%s/%s", entry, e->d_name);
+            fy_run_rmtree(path);
+            free(path);
+        }
+    }
+    if (d != NULL)
+        closedir(d);
+    free(stale);
+    char *tmp = fy_run_xprintf("%s/.new.%s.XXXXXX", entry, arch);
     if (mkdtemp(tmp) == NULL) {
         fprintf(stderr, "%s: cannot create a directory in '%s': %s\n", who, entry,
                 strerror(errno));
@@ -316,6 +332,10 @@ int fy_run_cache_get(const fy_run_prog_t *p, const char *bundle, size_t blen, co
         goto out;
     }
     while (flock(lock, LOCK_EX) != 0) {
+        if (fy_run_interrupted()) {
+            rc = 128 + fy_run_interrupted();
+            goto out;
+        }
         if (errno != EINTR) {
             fprintf(stderr, "%s: cannot lock '%s': %s\n", who, lockp, strerror(errno));
             rc = FY_RUN_EXIT_FAIL;

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,6 +204,31 @@ static void show(const char *who, argv_t *a)
     fputc('\n', stderr);
 }
 
+/* A signal while compiling (Ctrl-C, a kill): passed to the compiler, and once it has exited the
+ * callers undo their work (temporary directories) and exit 128 + the signal. */
+static volatile sig_atomic_t compiler_pid, got_signal;
+
+static void on_signal(int sig)
+{
+    got_signal = sig;
+    if (compiler_pid > 0)
+        kill((pid_t)compiler_pid, sig);
+}
+
+void fy_run_catch_signals(void)
+{
+    struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: waits return EINTR */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+int fy_run_interrupted(void)
+{
+    return got_signal;
+}
+
 /* Runs the compiler; its diagnostics go straight to our stderr (colour when that is a
  * terminal, as the compiler decides). 0 when it succeeded. */
 static int run(const char *who, argv_t *a, int verbose)
@@ -216,16 +242,23 @@ static int run(const char *who, argv_t *a, int verbose)
         return -1;
     }
     if (pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
         execvp(a->v[0], a->v);
         fprintf(stderr, "%s: cannot run the compiler '%s': %s\n", who, a->v[0],
                 strerror(errno));
         _exit(127);
     }
+    compiler_pid = pid;
+    if (got_signal) /* it came before we knew whom to pass it to */
+        kill(pid, got_signal);
     int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+    pid_t w;
+    while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+        ;
+    compiler_pid = 0;
+    return w == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0 && !got_signal ? 0 : -1;
 }
 
 static int write_all(const char *path, const char *a, size_t na, const char *b, size_t nb)
@@ -431,7 +464,7 @@ int fy_run_compile(const fy_run_prog_t *p, const char *dir, int verbose, const c
         arg(&a, copies[0]);
         link_flags(&a, p);
         if (run(who, &a, verbose) != 0) {
-            rc = FY_RUN_EXIT_USAGE;
+            rc = got_signal ? 128 + got_signal : FY_RUN_EXIT_USAGE;
             goto out;
         }
         argv_free(&a);
@@ -449,7 +482,7 @@ int fy_run_compile(const fy_run_prog_t *p, const char *dir, int verbose, const c
             free(dep);
             free(obj);
             if (run(who, &a, verbose) != 0) {
-                rc = FY_RUN_EXIT_USAGE;
+                rc = got_signal ? 128 + got_signal : FY_RUN_EXIT_USAGE;
                 goto out;
             }
             argv_free(&a);
@@ -465,7 +498,7 @@ int fy_run_compile(const fy_run_prog_t *p, const char *dir, int verbose, const c
         }
         link_flags(&a, p);
         if (run(who, &a, verbose) != 0) {
-            rc = FY_RUN_EXIT_USAGE;
+            rc = got_signal ? 128 + got_signal : FY_RUN_EXIT_USAGE;
             goto out;
         }
         argv_free(&a);
