@@ -4,7 +4,7 @@
 # -genv sets a variable, --timeout ends a job); compiler flags before and after the source
 # (-D, -O2, -std=, -I/-L/-l<lib> with examples/mm_parallel.c and its precompiled library, shared
 # (found at run time through the rpath ferry adds) and static); several sources, C++ sources,
-# --cc, and the arguments after -- reaching the program unchanged.
+# --cc, --check passed to mpiexec, and the arguments after -- reaching the program unchanged.
 . "$FY_SRC/tests/ferry/run_common.inc"
 
 cat >who.c <<'C'
@@ -36,6 +36,17 @@ expect_eq "flags and -- args" "[0] rank 0 word early env - args -l -n 5
 [1] rank 1 word early env - args -l -n 5" "$(sort out)"
 fr run -n 1 who.c -DWORD='"late"' a b
 expect_eq "late -D, then args" "rank 0 word late env - args a b" "$(cat out)"
+
+# --check: mpiexec --check, and a build with -g (another entry than the plain build).
+fr run -v --check -n 2 who.c
+expect_grep "--check reaches mpiexec" "^ferry run: running: .*/mpiexec -n 2 --check -- " err
+expect_grep "--check builds with -g" "^ferry run: compiling: .* -g .*who\.c" err
+if "$FY_BUILD/bin/mpiexec" --help 2>&1 | grep -q -- '--check'; then
+    expect_eq "--check job status" 0 "$RC"
+    expect_eq "--check job output" 2 "$(grep -c '^rank [01] word none' out)"
+else
+    echo "(mpiexec has no --check yet: the job itself not checked)"
+fi
 
 # --timeout: the job ends with mpiexec's status for it.
 cat >sleepy.c <<'C'

@@ -92,7 +92,13 @@ int fy_run_cache_dir(char *out, size_t n, int create, char *why, size_t nwhy)
     const char *fc = getenv("FERRY_CACHE"), *xdg = getenv("XDG_CACHE_HOME"),
                *home = getenv("HOME");
     char *base;
-    if (fc != NULL && *fc != '\0')
+    char cwd[PATH_MAX];
+    if (fc != NULL && *fc != '\0' && *fc != '/' && getcwd(cwd, sizeof cwd) != NULL) {
+        /* Made absolute: the binary's path is handed to mpiexec and its ranks. */
+        char *e = fy_run_expand_host(fc);
+        base = fy_run_xprintf("%s/%s", cwd, e);
+        free(e);
+    } else if (fc != NULL && *fc != '\0')
         base = fy_run_expand_host(fc);
     else if (xdg != NULL && *xdg == '/')
         base = fy_run_xprintf("%s/ferry", xdg);
