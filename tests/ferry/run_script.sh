@@ -3,7 +3,7 @@
 # C programs as scripts (ferry run): a file whose first line is "#!/usr/bin/env -S ferry run
 # -n 3" runs when executed, with its own arguments (also ones that look like flags or sources);
 # the compiler does not see the #! line, and its messages name the script and its true line
-# numbers; a script without the .c extension works too; examples/cpi_script.c runs as shipped;
+# numbers; a script without the .c extension (or with another) works too; examples/cpi_script.c runs as shipped;
 # `ferry run -` reads the program from standard input.
 . "$FY_SRC/tests/ferry/run_common.inc"
 
@@ -42,6 +42,11 @@ cp args.c tool
 timeout -k 5 60 ./tool x >out 2>err
 expect_eq "extensionless script status" 0 "$?"
 expect_eq "extensionless script output" "0:1 [x] ./tool:12" "$(sort out | head -n 1)"
+# Another extension is not C++ (nor anything the compiler would guess from it): C.
+cp args.c tool.sh
+timeout -k 5 60 ./tool.sh y >out 2>err
+expect_eq "script.sh status" 0 "$?"
+expect_eq "script.sh output" "0:1 [y] ./tool.sh:12" "$(sort out | head -n 1)"
 
 # A compile error in a script: the script's name and line (5: the #! line counts).
 cat >bad.c <<'C'

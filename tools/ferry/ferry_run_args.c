@@ -197,13 +197,16 @@ static int source_ext(const char *path, int *cxx)
     const char *slash = strrchr(path, '/');
     if (dot == NULL || (slash != NULL && dot < slash))
         return 0;
-    *cxx = 1;
     if (strcmp(dot, ".c") == 0) {
         *cxx = 0;
         return 1;
     }
-    return strcmp(dot, ".cc") == 0 || strcmp(dot, ".cpp") == 0 || strcmp(dot, ".cxx") == 0 ||
-           strcmp(dot, ".C") == 0 || strcmp(dot, ".c++") == 0;
+    if (strcmp(dot, ".cc") == 0 || strcmp(dot, ".cpp") == 0 || strcmp(dot, ".cxx") == 0 ||
+        strcmp(dot, ".C") == 0 || strcmp(dot, ".c++") == 0) {
+        *cxx = 1;
+        return 1;
+    }
+    return 0;
 }
 
 /* A file without a source's extension whose first line is "#!... ferry run ...": a script. */
