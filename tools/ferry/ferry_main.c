@@ -8,12 +8,12 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: ferry run [mpiexec options] [compiler flags] prog.c [more.c] [-- args]\n"
-               "                             compile (once, cached) and run a C/C++ MPI program\n"
-               "                             (ferry run --help for more)\n"
-               "       ferry info [--json]   the version, the build, every control variable (the\n"
+    fprintf(f, "usage: ferry info [--json]   the version, the build, every control variable (the\n"
                "                             FERRY_* knobs) with its value, every performance\n"
                "                             variable and category\n"
+               "       ferry run [mpiexec options] [compiler flags] prog.c [more.c] [-- args]\n"
+               "                             compile (once, cached) and run a C/C++ MPI program\n"
+               "                             (ferry run --help for more)\n"
                "       ferry --version\n");
 }
 
