@@ -19,12 +19,12 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "info") == 0)
-        return fy_tool_info(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "run") == 0)
         return fy_tool_run(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "_exec") == 0)
         return fy_tool_run_exec(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "info") == 0)
+        return fy_tool_info(argc - 1, argv + 1);
     if (argc == 2 && strcmp(argv[1], "--version") == 0) {
         printf("ferry %s\n", FY_VERSION);
         return 0;
