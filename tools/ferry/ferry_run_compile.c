@@ -154,11 +154,25 @@ static int link_flag(const char *f)
     return strncmp(f, "-l", 2) == 0 || strncmp(f, "-L", 2) == 0 || strncmp(f, "-Wl,", 4) == 0;
 }
 
+/* A Ferry built with the sanitizers (FY_SANITIZE) has a libmpi that needs their runtimes
+ * loaded first: its programs are built with them too, as its mpicc does. */
+#ifndef FY_BUILD_SANITIZE
+#define FY_BUILD_SANITIZE 0
+#endif
+static void sanitize_flags(argv_t *a)
+{
+    if (FY_BUILD_SANITIZE) {
+        arg(a, "-fsanitize=address,undefined");
+        arg(a, "-fno-omit-frame-pointer");
+    }
+}
+
 static void compile_flags(argv_t *a, const fy_run_prog_t *p)
 {
     char *inc = fy_run_xprintf("-I%s/include", fy_run_prefix());
     arg(a, inc);
     free(inc);
+    sanitize_flags(a);
     for (int i = 0; i < p->nflags; i++)
         if (!link_flag(p->flags[i]))
             arg(a, p->flags[i]);
@@ -187,6 +201,7 @@ static void link_flags(argv_t *a, const fy_run_prog_t *p)
     arg(a, l);
     arg(a, r);
     arg(a, "-lmpi");
+    sanitize_flags(a);
     free(l);
     free(r);
 }
