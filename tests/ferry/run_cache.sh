@@ -2,7 +2,7 @@
 # timeout: 180
 # ferry run's cache (tools/ferry/ferry_run_cache.c): the first run compiles and runs, the second
 # is a hit (-v says so, the binary is the same file, untouched); a local header edited makes a
-# miss, a header only touched (same bytes) stays a hit; other flags are another key; --no-cache
+# miss, a header only touched (same bytes) stays a hit (its manifest line refreshed); other flags are another key; --no-cache
 # compiles into a temporary directory and leaves nothing; the cache directory is 0700;
 # --clear-cache empties it; FERRY_CACHE, XDG_CACHE_HOME and HOME choose where it is.
 . "$FY_SRC/tests/ferry/run_common.inc"
@@ -47,10 +47,12 @@ expect_grep "second run is a hit" "^ferry run: cache hit: $exe\$" err
 grep -q 'compiling' err && fail "second run compiled: $(cat err)"
 expect_eq "binary untouched" "$m1" "$(stat -c '%i %Y.%y' "$exe")"
 
-# A header touched but not changed: rehashed, still a hit.
+# A header touched but not changed: rehashed, still a hit, and its new time written back to the
+# manifest (later hits trust it by stat again).
 touch src/params.h
 fr run -v -n 1 src/prog.c
 expect_grep "touched header is a hit" '^ferry run: cache hit' err
+expect_grep "manifest refreshed" "^$(stat -c '%s %.9Y' src/params.h) [0-9a-f]{64} $PWD/src/params.h\$" "$(dirname "$exe")/manifest"
 
 # A header changed: a miss naming it, and the new text runs.
 echo '#define GREETING "bonjour"' >src/params.h

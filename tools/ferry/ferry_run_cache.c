@@ -7,7 +7,8 @@
  * <arch> is the machine (uname, or $FERRY_RUN_ARCH) and a hash of the compiler's identity.
  *
  * A lookup trusts a header whose size and modification time match the manifest, else hashes it
- * again and compares (so a `touch` costs one hash, not a compile). An entry is made in a
+ * again and compares (so a `touch` costs one hash, not a compile; the new time is then written
+ * back). An entry is made in a
  * temporary directory beside it and renamed into place: a reader sees a whole entry or none.
  * Processes that miss together take the lock in turn: the first compiles, the others find its
  * entry when they get the lock. Known limit: a header that appears in an earlier include
@@ -158,63 +159,6 @@ int fy_run_cache_clear(void)
     return 0;
 }
 
-/* 1 when every header of the manifest is as it was; else 0, with the first that is not (or
- * the manifest's own trouble) in why. */
-static int manifest_ok(const char *path, char *why, size_t nwhy)
-{
-    char *text;
-    size_t len;
-    if (fy_run_read_file(path, &text, &len) != 0) {
-        snprintf(why, nwhy, "no entry");
-        return 0;
-    }
-    int ok = 1;
-    for (char *line = text, *eol; ok && *line; line = eol + 1) {
-        eol = strchr(line, '\n');
-        if (eol == NULL)
-            break;
-        *eol = '\0';
-        long long size, sec;
-        long nsec;
-        char hash[65];
-        int off = 0;
-        if (sscanf(line, "%lld %lld.%ld %64s %n", &size, &sec, &nsec, hash, &off) != 4 ||
-            off == 0) {
-            snprintf(why, nwhy, "a damaged manifest");
-            ok = 0;
-            break;
-        }
-        const char *h = line + off;
-        struct stat st;
-        if (stat(h, &st) != 0) {
-            snprintf(why, nwhy, "header %s is gone", h);
-            ok = 0;
-        } else if (st.st_size == size && st.st_mtim.tv_sec == sec && st.st_mtim.tv_nsec == nsec) {
-            continue;
-        } else {
-            char *ht;
-            size_t hl;
-            char hex[65];
-            uint8_t d[32];
-            if (fy_run_read_file(h, &ht, &hl) != 0) {
-                snprintf(why, nwhy, "header %s cannot be read", h);
-                ok = 0;
-                continue;
-            }
-            fy_sha256(ht, hl, d);
-            free(ht);
-            for (int k = 0; k < 32; k++)
-                snprintf(hex + 2 * k, 3, "%02x", d[k]);
-            if (strcmp(hex, hash) != 0) {
-                snprintf(why, nwhy, "header %s changed", h);
-                ok = 0;
-            }
-        }
-    }
-    free(text);
-    return ok;
-}
-
 static int write_file_atomic(const char *dir, const char *path, const char *buf, size_t len)
 {
     char *tmp = fy_run_xprintf("%s/.tmp.XXXXXX", dir);
@@ -237,6 +181,83 @@ static int write_file_atomic(const char *dir, const char *path, const char *buf,
         unlink(tmp);
     free(tmp);
     return rc;
+}
+
+/* 1 when every header of the manifest is as it was; else 0, with the first that is not (or
+ * the manifest's own trouble) in why. A header found equal by its hash, its size or time having
+ * changed (a `touch`, a regenerated mpi.h), gets its new size and time written back, so the
+ * next lookups trust it by stat again. */
+static int manifest_ok(const char *path, char *why, size_t nwhy)
+{
+    char *text;
+    size_t len;
+    if (fy_run_read_file(path, &text, &len) != 0) {
+        snprintf(why, nwhy, "no entry");
+        return 0;
+    }
+    int ok = 1, refresh = 0;
+    char *fresh = fy_run_xalloc(len + 4096), *f = fresh; /* the times may grow a few digits */
+    size_t room = len + 4096;
+    for (char *line = text, *eol; ok && *line; line = eol + 1) {
+        eol = strchr(line, '\n');
+        if (eol == NULL)
+            break;
+        *eol = '\0';
+        long long size, sec;
+        long nsec;
+        char hash[65];
+        int off = 0;
+        if (sscanf(line, "%lld %lld.%ld %64s %n", &size, &sec, &nsec, hash, &off) != 4 ||
+            off == 0) {
+            snprintf(why, nwhy, "a damaged manifest");
+            ok = 0;
+            break;
+        }
+        const char *h = line + off;
+        struct stat st;
+        if (stat(h, &st) != 0) {
+            snprintf(why, nwhy, "header %s is gone", h);
+            ok = 0;
+        } else if (st.st_size == size && st.st_mtim.tv_sec == sec && st.st_mtim.tv_nsec == nsec) {
+            /* as recorded */
+        } else {
+            char *ht;
+            size_t hl;
+            char hex[65];
+            uint8_t d[32];
+            if (fy_run_read_file(h, &ht, &hl) != 0) {
+                snprintf(why, nwhy, "header %s cannot be read", h);
+                ok = 0;
+                continue;
+            }
+            fy_sha256(ht, hl, d);
+            free(ht);
+            for (int k = 0; k < 32; k++)
+                snprintf(hex + 2 * k, 3, "%02x", d[k]);
+            if (strcmp(hex, hash) != 0) {
+                snprintf(why, nwhy, "header %s changed", h);
+                ok = 0;
+                continue;
+            }
+            refresh = 1;
+        }
+        int n = snprintf(f, room - (size_t)(f - fresh), "%lld %lld.%09ld %s %s\n",
+                         (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+                         hash, h);
+        if (n < 0 || (size_t)n >= room - (size_t)(f - fresh))
+            refresh = 0, f = fresh + room; /* no room: leave the manifest as it is */
+        else
+            f += n;
+    }
+    if (ok && refresh && f < fresh + room) {
+        char *dir = fy_run_xstrdup(path);
+        *strrchr(dir, '/') = '\0';
+        write_file_atomic(dir, path, fresh, (size_t)(f - fresh)); /* best effort */
+        free(dir);
+    }
+    free(fresh);
+    free(text);
+    return ok;
 }
 
 int fy_run_cache_bundle(const char *key, char **buf, size_t *len)
