@@ -6,6 +6,8 @@
 #                of that same cached binary (the target: at most 10 ms more), interleaved run by
 #                run so that drift hits both alike; also at -n 1, where the launch is cheapest
 #                and ferry's share the largest
+#   own cost     the same lookup with mpiexec replaced by /bin/true (a prefix of copies), against
+#                /bin/true alone: ferry's own share without the launch's noise
 #   first run    `ferry run -n 4 cpi.c` into an empty cache, against doing it by hand: `mpicc -o
 #                cpi cpi.c` then `mpiexec -n 4 ./cpi` (target: at most 1.2x); and the compile
 #                alone through the mpicc shell script and through the compiler directly with
@@ -75,6 +77,22 @@ for n in ("4", "1"):
     print(f"  overhead at -n {n}: median {(statistics.median(b)-statistics.median(a))*1e3:+.1f} ms, "
           f"min {(min(b)-min(a))*1e3:+.1f} ms")
 print()
+
+# ferry's own share, without mpiexec's noise: a prefix whose bin/mpiexec is /bin/true (ferry
+# finds mpiexec beside itself, so the ferry binary is copied there; include/ and lib/ are the
+# build's). `true` alone against `ferry run` execing `true` after its lookup.
+fake = os.path.abspath("fakeprefix")
+os.makedirs(fake + "/bin")
+shutil.copy(B + "/bin/ferry", fake + "/bin/ferry")
+shutil.copy("/bin/true", fake + "/bin/mpiexec")
+os.symlink(B + "/include", fake + "/include")
+os.symlink(B + "/lib", fake + "/lib")
+run([[fake + "/bin/ferry", "run", "cpi.c"]], env)              # fills the cache for that prefix
+table("ferry run's own cost: its mpiexec replaced by /bin/true", measure([
+    ("/bin/true", lambda: run([["/bin/true"]], env)),
+    ("ferry run -n 4 cpi.c (cached; then execs 'mpiexec' = true)",
+     lambda: run([[fake + "/bin/ferry", "run", "-n", "4", "cpi.c"]], env)),
+]))
 
 def first_ferry():
     d = tempfile.mkdtemp(dir=".")
