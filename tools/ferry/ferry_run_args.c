@@ -336,9 +336,10 @@ int fy_run_parse(fy_run_cmd_t *c, int argc, char **argv)
     memset(c, 0, sizeof(*c));
     p->cc = fy_run_xstrdup(env_or("FERRY_CC", "cc"));
     p->cxx = fy_run_xstrdup(env_or("FERRY_CXX", "c++"));
-    push(&c->mpx, &c->nmpx, NULL), c->nmpx = 0;
-    push(&p->flags, &p->nflags, NULL), p->nflags = 0;
-    push(&c->args, &c->nargs, NULL), c->nargs = 0;
+    /* Empty NULL-terminated lists, never NULL themselves. */
+    c->mpx = fy_run_xalloc(sizeof(char *));
+    p->flags = fy_run_xalloc(sizeof(char *));
+    c->args = fy_run_xalloc(sizeof(char *));
     const char *cc_opt = NULL, *cxx_opt = NULL;
     int i = 1;
     /* Before the first source. */
