@@ -92,6 +92,11 @@ int fy_tool_run(int argc, char **argv)
             fy_run_rmtree(cleanup);
         return rc;
     }
+    if (fy_run_interrupted()) { /* after the compile, before the job: no job */
+        if (cleanup != NULL)
+            fy_run_rmtree(cleanup);
+        return 128 + fy_run_interrupted();
+    }
     if (p->debug) {
         if (temp_dir("debug", dbg, sizeof dbg) != 0) {
             if (cleanup != NULL)
