@@ -3,7 +3,8 @@
 # ferry run's bad input, each one clear message and its exit status: a compile error shows the
 # compiler's diagnostics once (not once per rank), then "compile error in prog.c (no ranks
 # started)", status 2, and no job; a missing source (first or later) 127; usage errors 2; a
-# compiler that is not there 1. The program's own exit status passes through. A program that
+# compiler that is not there 1; a cache directory that cannot be made is said, and the
+# program runs without it. The program's own exit status passes through. A program that
 # never calls MPI_Init runs (serial paths are allowed); one whose ranks disagree (one skips
 # MPI_Init, the others wait for it) fails with mpiexec's message saying so.
 . "$FY_SRC/tests/ferry/run_common.inc"
@@ -108,6 +109,13 @@ expect_eq "serial output" "serial a
 serial a" "$(cat out)"
 fr run -n 1 serial.c a 5
 expect_eq "serial exit status" 5 "$RC"
+
+# A cache directory that cannot be made: said once, and the program runs all the same.
+FERRY_CACHE=/proc/no-cache-here timeout -k 5 60 ferry run -n 2 serial.c nc >out 2>err
+expect_eq "no cache dir: status" 0 "$?"
+expect_eq "no cache dir: message" "ferry run: cannot create the cache directory '/proc/no-cache-here/run': No such file or directory; compiling without the cache" "$(cat err)"
+expect_eq "no cache dir: output" "serial nc
+serial nc" "$(cat out)"
 
 # Rank 0 skips MPI_Init, the others wait for it: mpiexec ends the job and says why.
 cat >half.c <<'C'

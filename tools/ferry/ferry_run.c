@@ -71,6 +71,12 @@ int fy_tool_run(int argc, char **argv)
     if (c.verbose)
         fprintf(stderr, "ferry run: key %s\n", key);
 
+    char cdir[PATH_MAX], why[PATH_MAX + 128];
+    if (!c.no_cache && fy_run_cache_dir(cdir, sizeof cdir, 1, why, sizeof why) != 0) {
+        /* A read-only home should not stop a program from running: compile it for this once. */
+        fprintf(stderr, "ferry run: %s; compiling without the cache\n", why);
+        c.no_cache = 1;
+    }
     fy_run_catch_signals(); /* a compile interrupted leaves nothing behind */
     char exe[PATH_MAX], tmp[PATH_MAX], dbg[PATH_MAX];
     const char *cleanup = NULL, *debug_dir = NULL;
