@@ -70,7 +70,7 @@ char **fy_run_words(const char *cmd, int *n);
 void fy_run_bundle_make(const fy_run_prog_t *p, char **buf, size_t *len);
 /* 0 on success; -1 if the bytes are not a bundle. */
 int fy_run_bundle_read(const char *buf, size_t len, fy_run_prog_t *p);
-/* The key: 64 hex digits of SHA-256 over this Ferry's identity and the bundle. */
+/* The key: 64 hex digits of SHA-256 over the bundle (which holds Ferry's version and prefix). */
 void fy_run_key(const char *bundle, size_t len, char key[65]);
 
 /* ferry_run_cache.c */
