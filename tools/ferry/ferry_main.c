@@ -1,19 +1,28 @@
-/* `ferry`: the front door to Ferry's tools. Subcommands: info. */
+/* `ferry`: the front door to Ferry's tools. Subcommands: info, run (and _exec, run's per-rank
+ * entry). */
 #include <stdio.h>
 #include <string.h>
 
 #include "ferry.h"
+#include "ferry_run.h"
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: ferry info [--json]   the version, the build, every control variable (the\n"
                "                             FERRY_* knobs) with its value, every performance\n"
                "                             variable and category\n"
+               "       ferry run [mpiexec options] [compiler flags] prog.c [more.c] [-- args]\n"
+               "                             compile (once, cached) and run a C/C++ MPI program\n"
+               "                             (ferry run --help for more)\n"
                "       ferry --version\n");
 }
 
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && strcmp(argv[1], "run") == 0)
+        return fy_tool_run(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "_exec") == 0)
+        return fy_tool_run_exec(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "info") == 0)
         return fy_tool_info(argc - 1, argv + 1);
     if (argc == 2 && strcmp(argv[1], "--version") == 0) {
