@@ -703,8 +703,12 @@ static void from_asan(const lines_t *L, int at, rank_err_t *e)
     trace_t st;
     i = parse_stack(L, i, &st);
     int u = user_frame(&st);
-    if (st.n == 0)
+    if (st.n == 0) {
+        /* Cut short: what happened, in the runtime's words, is all there is. */
         e->cut = 1;
+        snprintf(e->msg, sizeof e->msg, "%s", e->kind);
+        return;
+    }
     if (u >= 0) {
         snprintf(e->file, sizeof e->file, "%s", st.f[u].file);
         e->line = st.f[u].line;
