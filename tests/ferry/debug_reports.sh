@@ -6,8 +6,9 @@
 # `ferry _debug-env DIR --` (each rank's sanitizer settings, its rank from PMI_RANK), and
 # `ferry _debug-report DIR` must tell the error as one message per rank: the rank, file:line of
 # the marked line, what happened and to which variable, the source line with its caret; the
-# job must fail. The correct program gives no report and a job that succeeds. Also: the
-# snippet is left out when the source is gone, and bad usage of the hidden commands.
+# job must fail. A C++ program (a std::vector read past its end) too. The correct program gives
+# no report and a job that succeeds. Also: the snippet is left out when the source is gone,
+# and bad usage of the hidden commands.
 set -u
 B=$FY_BUILD
 F=$B/bin/ferry
@@ -77,7 +78,7 @@ both_ranks() {
     n=$(grep -c '^rank ' "$1.out")
     [ "$n" -ge 1 ] && [ "$n" -le 2 ] || err "$1: $n rank messages, expected 1 or 2"
     if [ "$n" -eq 2 ]; then
-        grep -Eq "^rank 1: same error at .*$1\.c:$2\$" "$1.out" ||
+        grep -Eq "^rank 1: same error at .*$1\.cc?:$2\$" "$1.out" ||
             err "$1: rank 1's line is not 'same error at $1.c:$2': $(grep '^rank 1' "$1.out")"
     fi
 }
@@ -173,6 +174,22 @@ if build $P; then
     D=$(line_of $P "part\[8\]")
     only_rank $P 1
     expect $P "^rank 1: .*$P\.c:$L: write of [0-9]+ bytes in MPI_Recv runs past the end of 'part' \(32 bytes on the stack of main, declared at line $D\)\$"
+fi
+
+# C++: the vector's block, named from its declaration (no assignment to read the name from).
+P=oob_vector
+if [ -x "$B/bin/mpicxx" ]; then
+    # shellcheck disable=SC2086
+    if "$B/bin/mpicxx" $CFLAGS -o $P "$G/$P.cc" > $P.cc.txt 2>&1; then
+        run $P
+        check_erroneous $P
+        L=$(grep -n "error:" "$G/$P.cc" | head -1 | cut -d: -f1)
+        A=$(grep -n "cells(4" "$G/$P.cc" | head -1 | cut -d: -f1)
+        both_ranks $P "$L"
+        expect $P "^rank [01]: .*$P\.cc:$L: read of 8 bytes just past the end of 'cells' \((32|40) bytes from operator new at line $A\)\$"
+    else
+        err "$P: compile: $(head -5 $P.cc.txt)"
+    fi
 fi
 
 P=correct

@@ -387,6 +387,35 @@ static void allocated_name(const char *src, char *out, size_t n)
     operand_before(src, (size_t)(eq - 1 - src), out, n);
 }
 
+/* A C++ declaration ("std::vector<double> cells(n);") assigns nothing: the first identifier of
+ * the allocating line, other than a keyword or a type's, that the failing line uses too. */
+static void shared_name(const char *alloc_line, const char *err_line, char *out, size_t n)
+{
+    static const char *const skip[] = {
+        "auto", "char", "const", "double", "float", "int", "long", "new", "short", "signed",
+        "size_t", "static", "std", "struct", "unsigned", "vector", "void", NULL,
+    };
+    out[0] = '\0';
+    for (const char *p = alloc_line; *p != '\0';) {
+        if (!ident_char(*p) || isdigit((unsigned char)*p)) {
+            p++;
+            continue;
+        }
+        const char *b = p;
+        while (ident_char(*p))
+            p++;
+        char w[128];
+        copy(w, sizeof w, b, (size_t)(p - b));
+        int kw = 0;
+        for (int i = 0; skip[i] != NULL && !kw; i++)
+            kw = strcmp(w, skip[i]) == 0;
+        if (!kw && fy_debug_find_word(err_line, w) >= 0) {
+            copy(out, n, w, strlen(w));
+            return;
+        }
+    }
+}
+
 /* Where an identifier `name` occurs as a whole word on a line, or -1. */
 int fy_debug_find_word(const char *s, const char *name)
 {
@@ -664,9 +693,14 @@ static void from_asan(const lines_t *L, int at, fy_debug_err_t *e)
     if (place == HEAP || strcmp(e->kind, "attempting") == 0) {
         char an[128] = "", fnm[128] = "", line[4096];
         int ua = user_frame(&alloc), uf = user_frame(&freed);
-        if (ua >= 0 && fy_debug_source_line(alloc.f[ua].file, alloc.f[ua].line, line, sizeof line))
+        if (ua >= 0 &&
+            fy_debug_source_line(alloc.f[ua].file, alloc.f[ua].line, line, sizeof line)) {
             allocated_name(line, an, sizeof an);
-        if (uf >= 0 && fy_debug_source_line(freed.f[uf].file, freed.f[uf].line, line, sizeof line))
+            if (an[0] == '\0')
+                shared_name(line, src, an, sizeof an);
+        }
+        if (uf >= 0 &&
+            fy_debug_source_line(freed.f[uf].file, freed.f[uf].line, line, sizeof line))
             freed_name(line, fnm, sizeof fnm);
         char here[128] = "";
         if (src[0] != '\0')
@@ -695,7 +729,7 @@ static void from_asan(const lines_t *L, int at, fy_debug_err_t *e)
         const char *fn = alloc.f[0].func;
         if (starts(fn, "__interceptor_"))
             fn += 14;
-        copy(alloc_fn, sizeof alloc_fn, fn, strcspn(fn, "."));
+        copy(alloc_fn, sizeof alloc_fn, fn, strcspn(fn, ".("));
     }
     char w[48];
     if (strcmp(e->kind, "heap-use-after-free") == 0) {
