@@ -30,13 +30,23 @@
  *   than printing and going on with a wrong value;
  * - -static-libasan -static-libubsan: with the two runtimes as shared libraries, libubsan's
  *   call to __sanitizer_set_report_path binds to libasan's copy, so UBSan ignores log_path and
- *   writes to stderr; linked into the program, each runtime keeps its own report file;
+ *   writes to stderr; linked into the program, each runtime keeps its own report file. Not
+ *   when Ferry itself is a sanitizer build: its libmpi needs the shared runtime, and two ASan
+ *   runtimes in one process refuse to start ("incompatible ASan runtimes"); there, UBSan's
+ *   reports go to the ranks' stderr and only ASan's reach the report;
  * - -O0 -fno-omit-frame-pointer: every variable and line where the source has it, and the
  *   fast unwinder's stacks complete (no inlining happens at -O0, so -fno-inline adds nothing;
  *   object-size needs -O1 and is lost, bounds covers arrays of known size). */
+#ifndef FY_BUILD_SANITIZE
+#define FY_BUILD_SANITIZE 0
+#endif
 const char *const fy_debug_cflags[] = {
     "-g", "-O0", "-fno-omit-frame-pointer", "-fsanitize=address,undefined",
-    "-fno-sanitize-recover=all", "-static-libasan", "-static-libubsan", NULL,
+    "-fno-sanitize-recover=all",
+#if !FY_BUILD_SANITIZE
+    "-static-libasan", "-static-libubsan",
+#endif
+    NULL,
 };
 
 /* ---------------------------------------------------------------------------------------- */
