@@ -35,7 +35,7 @@ typedef struct frame {
     char module[512];
 } frame_t;
 
-typedef struct stack {
+typedef struct trace {
     frame_t f[MAX_FRAMES];
     int n;
 } trace_t;
@@ -422,11 +422,21 @@ int fy_debug_find_word(const char *s, const char *name)
     size_t nl = strlen(name);
     if (nl == 0)
         return -1;
+    int first = -1;
     for (const char *p = strstr(s, name); p != NULL; p = strstr(p + 1, name)) {
-        if ((p == s || !ident_char(p[-1])) && !ident_char(p[nl]))
+        if ((p > s && ident_char(p[-1])) || ident_char(p[nl]))
+            continue;
+        /* A use that reaches into the object (a[i], p->x, s.x) rather than its declaration
+         * ("char *a = ..."), when the line has one. */
+        const char *q = p + nl;
+        while (*q == ' ')
+            q++;
+        if (*q == '[' || *q == '.' || (q[0] == '-' && q[1] == '>'))
             return (int)(p - s);
+        if (first < 0)
+            first = (int)(p - s);
     }
-    return -1;
+    return first;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -565,6 +575,17 @@ static void frame_place(const trace_t *st, const char *err_file, char *out, size
     snprintf(out, n, "%s:%d", f, st->f[u].line);
 }
 
+/* Which side of a block an address is on, in gcc 12's words ("to the right of") or newer
+ * runtimes' ("after"). */
+static const char *side_of(const char *l)
+{
+    if (strstr(l, "to the right of") != NULL || strstr(l, " after ") != NULL)
+        return "right";
+    if (strstr(l, "to the left of") != NULL || strstr(l, " before ") != NULL)
+        return "left";
+    return "in";
+}
+
 static void from_asan(const lines_t *L, int at, fy_debug_err_t *e)
 {
     const char *s = strstr(L->l[at], "AddressSanitizer: ") + 18;
@@ -660,18 +681,12 @@ static void from_asan(const lines_t *L, int at, fy_debug_err_t *e)
             have_obj = 1;
             const char *at_ = strstr(l, "is located ");
             gap = at_ != NULL ? strtoll(at_ + 11, NULL, 10) : 0;
-            snprintf(rel, sizeof rel, "%s",
-                     strstr(l, "to the right of") != NULL || strstr(l, " after ") != NULL  ? "right"
-                     : strstr(l, "to the left of") != NULL || strstr(l, " before ") != NULL ? "left"
-                                                                                           : "in");
+            snprintf(rel, sizeof rel, "%s", side_of(l));
         } else if (strstr(l, "-byte region [") != NULL && strstr(l, "is located ") != NULL) {
             place = HEAP;
             const char *p = strstr(l, "is located ") + 11;
             gap = strtoll(p, NULL, 10);
-            snprintf(rel, sizeof rel, "%s",
-                     strstr(l, "to the right of") != NULL || strstr(l, " after ") != NULL  ? "right"
-                     : strstr(l, "to the left of") != NULL || strstr(l, " before ") != NULL ? "left"
-                                                                                           : "in");
+            snprintf(rel, sizeof rel, "%s", side_of(l));
             const char *r = strstr(l, "-byte region");
             while (r > l && isdigit((unsigned char)r[-1]))
                 r--;
@@ -816,6 +831,9 @@ static void from_asan(const lines_t *L, int at, fy_debug_err_t *e)
                      call != NULL ? call : "",
                      strcmp(e->kind, "SEGV") == 0 ? "segmentation fault" : "bus error");
         snprintf(e->kind, sizeof e->kind, "%s", pc_zero ? "null call" : "bad address");
+    } else if (strcmp(e->kind, "stack-overflow") == 0) {
+        snprintf(e->msg, sizeof e->msg, "stack overflow in %s (a recursion that never ends?)",
+                 u >= 0 ? st.f[u].func : "?");
     } else if (strcmp(e->kind, "ABRT") == 0) {
         int assert_fail = 0;
         for (int k = 0; k < st.n; k++)

@@ -32,7 +32,8 @@ void fy_debug_short_path(const char *file, char *out, size_t n);
 /* Line `line` of `file` into out (without its newline); 0 when it cannot be read. */
 int fy_debug_source_line(const char *file, int line, char *out, size_t n);
 
-/* Where the identifier `name` occurs as a whole word in s, or -1. */
+/* Where the identifier `name` occurs as a whole word in s (the first subscript or member
+ * access of it if any, else the first occurrence), or -1. */
 int fy_debug_find_word(const char *s, const char *name);
 
 #endif
