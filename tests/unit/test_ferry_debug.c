@@ -213,6 +213,8 @@ static int test_asan_kinds(void)
     CHECK_HAS(out, want);
     /* The snippet of line 8 (the caret only when the line spells the name). */
     CHECK_HAS(out, "      8 |     p[i] = v;\n");
+    /* In a function other than main: which, and from where. */
+    CHECK_HAS(out, "        = in put_one(), called from main() at line 14\n");
     snprintf(want, sizeof want,
              "rank 1: %s:20: write of 64 bytes in MPI_Recv 8 bytes before the start of 'buf' (16 "
              "bytes from MPI_Alloc_mem at line 11)\n",

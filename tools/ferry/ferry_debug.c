@@ -287,6 +287,8 @@ int fy_debug_report(const char *dir, FILE *out)
             else
                 fprintf(out, "rank %d: %s:%d: %s\n", e->rank, f, e->line, e->msg);
             print_snippet(out, e);
+            if (e->where[0] != '\0')
+                fprintf(out, "        = %s\n", e->where);
         }
     }
     if (ne > 0) {

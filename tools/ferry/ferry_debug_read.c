@@ -246,6 +246,34 @@ static int user_frame(const trace_t *st)
     return -1;
 }
 
+/* For an error in a function other than main: "in FUNC(), called from CALLER at line N" (the
+ * file named when it is another), from the first two program frames. */
+static void set_context(const trace_t *st, int u, fy_debug_err_t *e)
+{
+    e->where[0] = '\0';
+    if (u < 0 || st->f[u].func[0] == '\0' || strcmp(st->f[u].func, "main") == 0)
+        return;
+    const char *fn = st->f[u].func, *paren = strchr(fn, '(') != NULL ? "" : "()";
+    int v = u + 1;
+    while (v < st->n && !frame_is_user(&st->f[v]))
+        v++;
+    if (v >= st->n) {
+        snprintf(e->where, sizeof e->where, "in %s%s", fn, paren);
+        return;
+    }
+    const frame_t *c = &st->f[v];
+    const char *cp = strchr(c->func, '(') != NULL || c->func[0] == '\0' ? "" : "()";
+    if (strcmp(c->file, st->f[u].file) == 0) {
+        snprintf(e->where, sizeof e->where, "in %s%s, called from %s%s at line %d", fn, paren,
+                 c->func, cp, c->line);
+    } else {
+        char f[PATH_MAX];
+        fy_debug_short_path(c->file, f, sizeof f);
+        snprintf(e->where, sizeof e->where, "in %s%s, called from %s%s at %s:%d", fn, paren,
+                 c->func, cp, f, c->line);
+    }
+}
+
 /* The MPI function the error happened in, when the program's frame called one: the outermost
  * MPI entry point below the user frame. */
 static const char *mpi_call(const trace_t *st, int user)
@@ -465,8 +493,10 @@ static void from_ubsan(const lines_t *L, int at, fy_debug_err_t *e)
     /* The debug information's path (absolute) for the same place, when the stack has it. */
     int u = user_frame(&st);
     if (u >= 0 && st.f[u].line == e->line &&
-        strcmp(base_name(st.f[u].file), base_name(e->file)) == 0)
+        strcmp(base_name(st.f[u].file), base_name(e->file)) == 0) {
         snprintf(e->file, sizeof e->file, "%s", st.f[u].file);
+        set_context(&st, u, e);
+    }
     const char *call = mpi_call(&st, u < 0 ? 0 : u);
 
     char src[4096] = "";
@@ -624,6 +654,7 @@ static void from_asan(const lines_t *L, int at, fy_debug_err_t *e)
         snprintf(e->file, sizeof e->file, "%s", st.f[u].file);
         e->line = st.f[u].line;
         e->col = st.f[u].col;
+        set_context(&st, u, e);
     }
     const char *call = mpi_call(&st, u < 0 ? st.n : u);
     char how[96];

@@ -15,6 +15,7 @@ typedef struct fy_debug_err {
     char file[PATH_MAX];    /* where in the program: file, line, column (0: unknown) */
     int line, col;
     char name[128]; /* the variable the caret points at, or "" */
+    char where[PATH_MAX + 512]; /* "in f(), called from main at line 9", or "" in main */
     int cut;        /* the report ends before its stack (the rank was stopped writing it) */
 } fy_debug_err_t;
 
