@@ -143,7 +143,7 @@ if build $P; then
     only_rank $P 0
     expect $P "^rank 0: .*$P\.c:$L: 'msg' freed twice \(freed first at line $FR, allocated at line $A\)\$"
     C=$(grep -n "cleanup(msg);" "$G/$P.c" | head -1 | cut -d: -f1)
-    expect $P "^ +\= in cleanup\(\), called from main\(\) at line $C\$"
+    expect $P "^ += in cleanup\(\), called from main\(\) at line $C\$"
 fi
 
 P=int_overflow
