@@ -186,6 +186,19 @@ if build $P; then
     expect $P "^rank 1: .*$P\.c:$L: write of [0-9]+ bytes in MPI_Recv runs past the end of 'part' \(32 bytes on the stack of main, declared at line $D\)\$"
 fi
 
+# A receive into a stack array of a function that has returned: the write happens in MPI_Wait
+# (or, rarely, in the MPI_Send just before it, whose progress may take the message in).
+P=irecv_stack
+if build $P; then
+    run $P
+    check_erroneous $P
+    L=$(line_of $P "error:")
+    S=$(line_of $P "MPI_Send(&ready")
+    D=$(line_of $P "int buf\[4\]")
+    only_rank $P 1
+    expect $P "^rank 1: .*$P\.c:($L: write of 16 bytes in MPI_Wait|$S: write of 16 bytes in MPI_Send) of 'buf', a local of post_recv, after post_recv returned \(declared at line $D\)\$"
+fi
+
 # C++: the vector's block, named from its declaration (no assignment to read the name from).
 P=oob_vector
 if [ -x "$B/bin/mpicxx" ]; then

@@ -102,6 +102,11 @@ static int starts(const char *s, const char *prefix)
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+static int ident_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
 static void copy(char *dst, size_t n, const char *src, size_t len)
 {
     if (len >= n)
@@ -275,16 +280,38 @@ static void set_context(const trace_t *st, int u, fy_debug_err_t *e)
 }
 
 /* The MPI function the error happened in, when the program's frame called one: the outermost
- * MPI entry point below the user frame. */
-static const char *mpi_call(const trace_t *st, int user)
+ * MPI entry point below the program's frame; when the library's frames are there but not its
+ * entry point (a tail call left it off the stack), the MPI call on the program's line. */
+static const char *mpi_call(const trace_t *st, int user, char *buf, size_t n)
 {
     const char *name = NULL;
+    int in_mpi = 0;
     for (int i = 0; i < user && i < st->n; i++) {
         const char *fn = st->f[i].func;
         if (starts(fn, "PMPI_") || starts(fn, "MPI_"))
             name = fn[0] == 'P' ? fn + 1 : fn;
+        in_mpi |= frame_is_mpi(&st->f[i]);
     }
-    return name;
+    if (name != NULL || !in_mpi || user < 0 || user >= st->n)
+        return name;
+    char line[4096];
+    if (!fy_debug_source_line(st->f[user].file, st->f[user].line, line, sizeof line))
+        return NULL;
+    for (const char *p = strstr(line, "MPI_"); p != NULL; p = strstr(p + 1, "MPI_")) {
+        if (p > line && ident_char(p[-1]))
+            continue;
+        size_t len = 4;
+        while (ident_char(p[len]))
+            len++;
+        const char *q = p + len;
+        while (*q == ' ')
+            q++;
+        if (*q == '(' && len > 4) {
+            copy(buf, n, p, len);
+            return buf;
+        }
+    }
+    return NULL;
 }
 
 /* The source line `line` of `file` (the path as the report gives it: absolute from the debug
@@ -313,11 +340,6 @@ int fy_debug_source_line(const char *file, int line, char *out, size_t n)
     }
     fclose(f);
     return ok;
-}
-
-static int ident_char(char c)
-{
-    return isalnum((unsigned char)c) || c == '_';
 }
 
 /* The operand just before s[at]: "a", "a.b", "p->q", "m[i]", back to the first character that
@@ -497,7 +519,8 @@ static void from_ubsan(const lines_t *L, int at, fy_debug_err_t *e)
         snprintf(e->file, sizeof e->file, "%s", st.f[u].file);
         set_context(&st, u, e);
     }
-    const char *call = mpi_call(&st, u < 0 ? 0 : u);
+    char callbuf[64];
+    const char *call = mpi_call(&st, u < 0 ? 0 : u, callbuf, sizeof callbuf);
 
     char src[4096] = "";
     int have_src = fy_debug_source_line(e->file, e->line, src, sizeof src);
@@ -656,7 +679,8 @@ static void from_asan(const lines_t *L, int at, fy_debug_err_t *e)
         e->col = st.f[u].col;
         set_context(&st, u, e);
     }
-    const char *call = mpi_call(&st, u < 0 ? st.n : u);
+    char callbuf[64];
+    const char *call = mpi_call(&st, u < 0 ? st.n : u, callbuf, sizeof callbuf);
     char how[96];
     if (call != NULL)
         snprintf(how, sizeof how, "%s in %s", access[0] != '\0' ? access : "access", call);
@@ -768,7 +792,9 @@ static void from_asan(const lines_t *L, int at, fy_debug_err_t *e)
     /* The allocator: the MPI call that allocated (MPI_Alloc_mem), else the runtime's
      * function (malloc, calloc, operator new...). */
     char alloc_fn[96] = "the heap";
-    const char *amc = mpi_call(&alloc, user_frame(&alloc) < 0 ? 0 : user_frame(&alloc));
+    char amcbuf[64];
+    const char *amc = mpi_call(&alloc, user_frame(&alloc) < 0 ? 0 : user_frame(&alloc), amcbuf,
+                               sizeof amcbuf);
     if (amc != NULL)
         snprintf(alloc_fn, sizeof alloc_fn, "%s", amc);
     else if (alloc.n > 0 && alloc.f[0].func[0] != '\0') {
