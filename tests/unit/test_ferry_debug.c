@@ -331,8 +331,21 @@ static int test_source_names(void)
              "SUMMARY: AddressSanitizer: double-free\n",
              src, src, src);
     put("rank.2.1", rep);
+    /* The caret under a use in the code, not the word in a comment or a string. */
+    snprintf(rep, sizeof rep,
+             "==4==ERROR: AddressSanitizer: stack-buffer-overflow on address 0x7 at pc 0x5\n"
+             "READ of size 4 at 0x7 thread T0\n"
+             "    #0 0x55 in main %s:16 (/x/prog+0x1)\n\n"
+             "Address 0x7 is located in stack of thread T0 at offset 88 in frame\n"
+             "    #0 0x55 in main %s:6 (/x/prog+0x1)\n\n"
+             "    [48, 88) 'vec' (line 9) <== Memory access at offset 88 overflows this "
+             "variable\n",
+             src, src);
+    put("rank.3.1", rep);
     int n = report(out, sizeof out);
-    CHECK_EQ(n, 3);
+    CHECK_EQ(n, 4);
+    CHECK_HAS(out, "     16 |     puts(\"vec[\"); /* vec[n] */ use(vec); // vec[n]\n"
+                   "        | " "                                   ^\n");
     char want[2048];
     snprintf(want, sizeof want, "rank 0: %s:17:15: integer division by zero ('cells->n' is 0)\n",
              src);
@@ -392,6 +405,7 @@ int main(void)
         case 8: fputs("    p[i] = v;\n", f); break;
         case 11: fputs("    int *buf = calloc(4, sizeof *buf);\n", f); break;
         case 14: fputs("    x = vec[n] + buf[0];\n", f); break;
+        case 16: fputs("    puts(\"vec[\"); /* vec[n] */ use(vec); // vec[n]\n", f); break;
         case 17: fputs("    k = total / cells->n;\n", f); break;
         case 18: fputs("    y = cell->v;\n", f); break;
         case 19: fputs("    free(buf);\n", f); break;

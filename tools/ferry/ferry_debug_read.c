@@ -467,6 +467,34 @@ static void shared_name(const char *alloc_line, const char *err_line, char *out,
 }
 
 /* Where an identifier `name` occurs as a whole word on a line, or -1. */
+/* Whether s[at] is code: not inside a comment, a string or a character literal. */
+static int is_code(const char *s, size_t at)
+{
+    char quote = 0;
+    int block = 0;
+    for (size_t i = 0; i < at && s[i] != '\0'; i++) {
+        if (block) {
+            if (s[i] == '*' && s[i + 1] == '/') {
+                block = 0;
+                i++;
+            }
+        } else if (quote) {
+            if (s[i] == '\\' && s[i + 1] != '\0')
+                i++;
+            else if (s[i] == quote)
+                quote = 0;
+        } else if (s[i] == '/' && s[i + 1] == '*') {
+            block = 1;
+            i++;
+        } else if (s[i] == '/' && s[i + 1] == '/') {
+            return 0;
+        } else if (s[i] == '"' || s[i] == '\'') {
+            quote = s[i];
+        }
+    }
+    return !block && !quote;
+}
+
 int fy_debug_find_word(const char *s, const char *name)
 {
     size_t nl = strlen(name);
@@ -474,7 +502,7 @@ int fy_debug_find_word(const char *s, const char *name)
         return -1;
     int first = -1;
     for (const char *p = strstr(s, name); p != NULL; p = strstr(p + 1, name)) {
-        if ((p > s && ident_char(p[-1])) || ident_char(p[nl]))
+        if ((p > s && ident_char(p[-1])) || ident_char(p[nl]) || !is_code(s, (size_t)(p - s)))
             continue;
         /* A use that reaches into the object (a[i], p->x, s.x) rather than its declaration
          * ("char *a = ..."), when the line has one. */
