@@ -5,6 +5,10 @@
 
 int fy_tool_info(int argc, char **argv);
 
+/* The hidden `_debug-*` subcommands the tests use in place of `ferry run --debug`
+ * (ferry_debug_cmd.c). */
+int fy_tool_debug(int argc, char **argv);
+
 /* JSON string output (ferry_info.c). */
 void fy_tool_jstr(const char *s);
 

@@ -10,13 +10,17 @@
 extern const char *const fy_debug_cflags[];
 
 /* In a rank's own process, before it execs the program: sets ASAN_OPTIONS and UBSAN_OPTIONS
- * (keeping what the user set) so that the rank's reports go to files DIR/rank.<rank>.* and the
- * first error stops the rank. */
+ * (keeping what the user set, except log_path) so that the rank's reports go to files
+ * DIR/rank.<rank>.* and the first error stops the rank. Also makes DIR if it is missing, and
+ * blocks SIGTERM (the mask survives exec): when another rank fails first, mpiexec's SIGTERM
+ * would cut this rank's report in half; its SIGKILL 0.5 s later still ends the rank. */
 void fy_debug_rank_env(const char *dir, int rank);
 
 /* After the job: reads DIR's reports and prints to `out` one short message per rank that had
  * one (file:line, what happened, which variable, the source line with a caret), with the full
- * report's path for those who want it. Returns the number of ranks reported. */
+ * report's path for those who want it. Returns the number of ranks reported: when it is not
+ * 0, keep DIR (the last line names its files); else it may go. Paths below the current
+ * directory are shown relative to it: call it from the directory the job ran in. */
 int fy_debug_report(const char *dir, FILE *out);
 
 #endif

@@ -25,6 +25,8 @@ int main(int argc, char **argv)
         return fy_tool_run_exec(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "info") == 0)
         return fy_tool_info(argc - 1, argv + 1);
+    if (argc >= 2 && strncmp(argv[1], "_debug-", 7) == 0)
+        return fy_tool_debug(argc - 1, argv + 1);
     if (argc == 2 && strcmp(argv[1], "--version") == 0) {
         printf("ferry %s\n", FY_VERSION);
         return 0;
