@@ -51,7 +51,7 @@ static int report(char *out, size_t n)
     FILE *f = tmpfile();
     if (f == NULL)
         return -1;
-    int r = fy_debug_report(tmp, f);
+    int r = fy_debug_report(tmp, f, true);
     size_t got = 0;
     rewind(f);
     got = fread(out, 1, n - 1, f);

@@ -212,7 +212,7 @@ static int report_name(const char *name, int *rank, long *pid)
     return 1;
 }
 
-int fy_debug_report(const char *dir, FILE *out)
+int fy_debug_report(const char *dir, FILE *out, bool keep)
 {
     if (getcwd(fy_debug_cwd, sizeof fy_debug_cwd) == NULL)
         fy_debug_cwd[0] = '\0';
@@ -291,7 +291,9 @@ int fy_debug_report(const char *dir, FILE *out)
                 fprintf(out, "        = %s\n", e->where);
         }
     }
-    if (ne > 0) {
+    if (ne > 0 && !keep) {
+        fprintf(out, "(FERRY_DEBUG_KEEP=1 keeps the full sanitizer report%s)\n", ne > 1 ? "s" : "");
+    } else if (ne > 0) {
         fprintf(out, "(full sanitizer report%s:", ne > 1 ? "s" : "");
         if (ne <= 4) {
             for (int i = 0; i < ne; i++)

@@ -4,6 +4,7 @@
 #ifndef FERRY_DEBUG_H
 #define FERRY_DEBUG_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /* The compiler flags of a debug build, NULL-terminated (added after the user's flags). */
@@ -17,10 +18,10 @@ extern const char *const fy_debug_cflags[];
 void fy_debug_rank_env(const char *dir, int rank);
 
 /* After the job: reads DIR's reports and prints to `out` one short message per rank that had
- * one (file:line, what happened, which variable, the source line with a caret), with the full
- * report's path for those who want it. Returns the number of ranks reported: when it is not
- * 0, keep DIR (the last line names its files); else it may go. Paths below the current
- * directory are shown relative to it: call it from the directory the job ran in. */
-int fy_debug_report(const char *dir, FILE *out);
+ * one (file:line, what happened, which variable, the source line with a caret), then the full
+ * reports' paths when `keep` (the caller leaves DIR in place), else how to keep them. Returns
+ * the number of ranks reported. Paths below the current directory are shown relative to it:
+ * call it from the directory the job ran in. */
+int fy_debug_report(const char *dir, FILE *out, bool keep);
 
 #endif

@@ -67,7 +67,7 @@ int fy_tool_debug(int argc, char **argv)
     if (strcmp(argv[0], "_debug-env") == 0)
         return debug_env(argc, argv);
     if (strcmp(argv[0], "_debug-report") == 0 && argc == 2)
-        return fy_debug_report(argv[1], stdout) > 0 ? 1 : 0;
+        return fy_debug_report(argv[1], stdout, true) > 0 ? 1 : 0;
     fprintf(stderr, "usage: ferry _debug-cflags | _debug-env DIR [RANK] -- PROG [ARGS...] | "
                     "_debug-report DIR\n");
     return 2;

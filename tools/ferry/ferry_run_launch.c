@@ -133,10 +133,9 @@ int fy_run_launch(const fy_run_cmd_t *c, const char *exe, const char *key, const
     }
     if (debug_dir != NULL) {
         /* The full reports are removed with their directory unless asked for. */
-        const char *keep = getenv("FERRY_DEBUG_KEEP");
-        if (fy_debug_report(debug_dir, stderr) > 0 && keep != NULL && strcmp(keep, "1") == 0)
-            fprintf(stderr, "ferry run: the full reports are kept in %s\n", debug_dir);
-        else
+        const char *k = getenv("FERRY_DEBUG_KEEP");
+        bool keep = k != NULL && strcmp(k, "1") == 0;
+        if (fy_debug_report(debug_dir, stderr, keep) == 0 || !keep)
             fy_run_rmtree(debug_dir);
     }
     if (cleanup != NULL)
