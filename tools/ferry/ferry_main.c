@@ -1,4 +1,4 @@
-/* `ferry`: the front door to Ferry's tools. Subcommands: info. */
+/* `ferry`: the front door to Ferry's tools. Subcommands: info, farm. */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,6 +9,9 @@ static void usage(FILE *f)
     fprintf(f, "usage: ferry info [--json]   the version, the build, every control variable (the\n"
                "                             FERRY_* knobs) with its value, every performance\n"
                "                             variable and category\n"
+               "       ferry farm TASKFILE [mpiexec options] [--retries N] [--resume] ...\n"
+               "                             run each line of TASKFILE as a command over the\n"
+               "                             ranks of a job (ferry farm --help)\n"
                "       ferry --version\n");
 }
 
@@ -16,6 +19,10 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "info") == 0)
         return fy_tool_info(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "farm") == 0)
+        return fy_tool_farm(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "_farm-rank") == 0)
+        return fy_tool_farm_rank(argc - 1, argv + 1);
     if (argc == 2 && strcmp(argv[1], "--version") == 0) {
         printf("ferry %s\n", FY_VERSION);
         return 0;
