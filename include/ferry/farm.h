@@ -39,7 +39,8 @@ extern "C" {
 /* Return codes. */
 #define FERRY_FARM_OK 0
 #define FERRY_FARM_STOPPED 1     /* run: a callback asked to stop (results drained) */
-#define FERRY_FARM_INCOMPLETE 2  /* run: every worker reached max_per_worker, items remain */
+#define FERRY_FARM_INCOMPLETE 2  /* run: every worker reached max_per_worker before `next`
+                                  * said END (items may remain) */
 #define FERRY_FARM_ERR_ARG (-1)  /* a bad argument (the message names it) */
 #define FERRY_FARM_ERR_MPI (-2)  /* an MPI call failed */
 #define FERRY_FARM_ERR_NOMEM (-3)

@@ -506,13 +506,10 @@ static int run_master(ferry_farm_t *f, const ferry_farm_ops_t *ops, void *user)
         rc = f->err;
     if (rc == FERRY_FARM_OK && f->stopping)
         rc = FERRY_FARM_STOPPED;
-    if (rc == FERRY_FARM_OK && !f->ended && all_retired) {
-        /* Every worker reached its limit: ask whether items remain. */
-        const void *data;
-        size_t len;
-        if (ops->next(user, f->items_out, f->rank, &data, &len) == FERRY_FARM_ITEM)
-            rc = FERRY_FARM_INCOMPLETE;
-    }
+    /* Every worker reached its limit before `next` said END (asking it now would take an
+     * item nobody runs). */
+    if (rc == FERRY_FARM_OK && !f->ended && all_retired)
+        rc = FERRY_FARM_INCOMPLETE;
     goto out;
 nomem:
     fprintf(stderr, "ferry_farm_run: out of memory\n");

@@ -149,7 +149,8 @@ static int parse(int argc, char **argv, front_t *f)
         fprintf(stderr, WHO ": %s\n", f->nmpx ? "the task file comes first: ferry farm TASKFILE "
                                                 "[options]"
                                               : "no task file given");
-        usage(stderr);
+        fprintf(stderr, "usage: ferry farm TASKFILE [mpiexec options] [farm options] "
+                        "(ferry farm --help)\n");
         return -1;
     }
     if ((f->chunk && check_long("--chunk", f->chunk, 1, 1000000)) ||

@@ -62,7 +62,8 @@ const char *fy_farm_results_header(void);
 
 /* For --resume: reads a results file and sets done[i] = 1 for each task i (0-based) whose last
  * record says ok. A record whose command differs from the task file's is an error (the task
- * file changed): message, -1. A missing file reads as empty. *nrecords_p counts the records
+ * file changed), and so is a file whose first line is not ours: message, -1. A record cut
+ * short by a crash is ignored with a warning. A missing file reads as empty. *nrecords_p counts the records
  * read; *needs_newline_p is 1 when the file ends without a newline (a cut record). */
 int fy_farm_results_read(const char *who, const char *path, const fy_farm_tasks_t *tasks,
                          unsigned char *done, long *nrecords_p, int *needs_newline_p);

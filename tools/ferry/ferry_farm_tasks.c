@@ -425,20 +425,32 @@ int fy_farm_results_read(const char *who, const char *path, const fy_farm_tasks_
             break; /* a record cut short (the machine died while writing): not done */
         *nl = '\0';
         lineno++;
-        if (*s == '\0' || (!json && strcmp(s, "task,line,status,exit,attempts,start,seconds,"
-                                                "host,rank,command") == 0))
+        if (*s == '\0')
             continue;
+        if (!json && lineno == 1) {
+            if (strcmp(s, "task,line,status,exit,attempts,start,seconds,host,rank,command") != 0) {
+                fprintf(stderr, "%s: %s:1: not a results file of ferry farm (no CSV header)\n",
+                        who, path);
+                rc = -1;
+                break;
+            }
+            continue;
+        }
         long task = 0;
         char status[16] = "";
         int ok = json ? sscanf(s, "{\"task\":%ld,\"line\":%*d,\"status\":\"%15[a-z]\"", &task,
                                status) == 2
                       : sscanf(s, "%ld,%*d,%15[a-z],", &task, status) == 2;
         char *cmd = ok ? (json ? json_command(s) : csv_command(s)) : NULL;
-        if (!ok || cmd == NULL) {
-            fprintf(stderr, "%s: %s:%ld: not a results record of ferry farm\n", who, path,
-                    lineno);
+        if ((!ok || cmd == NULL) && lineno == 1) {
+            fprintf(stderr, "%s: %s:1: not a results file of ferry farm\n", who, path);
             rc = -1;
             break;
+        }
+        if (!ok || cmd == NULL) {
+            /* A record cut short by a crash, ended by the newline the next run wrote. */
+            fprintf(stderr, "%s: %s:%ld: not a complete record, ignored\n", who, path, lineno);
+            continue;
         }
         if (task < 1 || task > tasks->n || strcmp(tasks->v[task - 1].cmd, cmd) != 0) {
             fprintf(stderr,
