@@ -275,13 +275,14 @@ static int send_stop(ferry_farm_t *f, int r)
                      "MPI_Send");
 }
 
-/* Hands worker r items until it has `depth` messages in flight or there are none for it. */
-static int fill(ferry_farm_t *f, int r, const ferry_farm_ops_t *ops, void *user)
+/* Hands worker r items until it has `limit` (<= depth) messages in flight or there are none
+ * for it. */
+static int fill(ferry_farm_t *f, int r, int limit, const ferry_farm_ops_t *ops, void *user)
 {
     worker_t *w = &f->w[r];
     const long max = f->opts.max_per_worker;
     w->idle = 0;
-    while (!w->stopped && w->inflight < f->opts.depth && !f->ended && !f->stopping &&
+    while (!w->stopped && w->inflight < limit && !f->ended && !f->stopping &&
            (max == 0 || w->given < max)) {
         int slot = (int)(w->sent % f->opts.depth);
         buf_t *b = &w->slot[slot];
@@ -444,12 +445,8 @@ static int run_master(ferry_farm_t *f, const ferry_farm_ops_t *ops, void *user)
      * task list spreads over every worker. */
     for (int d = 0; d < f->opts.depth && rc == FERRY_FARM_OK; d++)
         for (int r = 0; r < f->size && rc == FERRY_FARM_OK; r++)
-            if (r != f->rank && f->w[r].inflight == d) {
-                int keep = f->opts.depth;
-                f->opts.depth = d + 1;
-                rc = fill(f, r, ops, user);
-                f->opts.depth = keep;
-            }
+            if (r != f->rank && f->w[r].inflight == d)
+                rc = fill(f, r, d + 1, ops, user);
     /* A worker the start round left alone because the items ran out is released by fill. */
     while (rc == FERRY_FARM_OK && f->inflight_total > 0) {
         MPI_Status st;
@@ -471,11 +468,11 @@ static int run_master(ferry_farm_t *f, const ferry_farm_ops_t *ops, void *user)
         f->inflight_total--;
         rc = take_results(f, r, &in, ops, user);
         if (rc == FERRY_FARM_OK)
-            rc = fill(f, r, ops, user);
+            rc = fill(f, r, f->opts.depth, ops, user);
         /* A result may have made items available again (a retry): wake idle workers. */
         for (int v = 0; v < f->size && rc == FERRY_FARM_OK; v++)
             if (f->w[v].idle && !f->w[v].stopped && v != r)
-                rc = fill(f, v, ops, user);
+                rc = fill(f, v, f->opts.depth, ops, user);
         if (rc == FERRY_FARM_OK && f->opts.tick_ms > 0 && ops->tick != NULL &&
             now_s() >= next_tick) {
             callback_said(f, ops->tick(user));
