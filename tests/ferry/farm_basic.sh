@@ -4,7 +4,8 @@
 # write their own file, exactly once; every task is recorded ok in a well-formed CSV results
 # file with its line number, host and rank, and the exit status is 0. The same file on 1 rank
 # (rank 0 runs the tasks itself). --dry-run lists the tasks and runs nothing. A task's
-# stdout passes through; with --output DIR it goes to DIR/TASK.out and .err.
+# stdout passes through; with --output DIR it goes to DIR/TASK.out and .err. On a terminal a
+# live progress line shows (not with --quiet).
 set -u
 . "$FY_SRC/tests/ferry/farm_common.inc"
 
@@ -52,6 +53,21 @@ grep -q '^oops$' say.err || err "task stderr not passed"
 [ "$(cat outdir/1.out)" = "hello from a task" ] || err "outdir/1.out: $(cat outdir/1.out)"
 [ "$(cat outdir/2.err)" = "oops" ] || err "outdir/2.err"
 grep -q hello say2.out && err "--output: task output also on stdout"
+
+# On a terminal (script(1) gives one): the live progress line, rewritten in place, and cleared
+# before the summary; --quiet shows none.
+if command -v script >/dev/null; then
+    for i in $(seq 1 6); do echo "sleep 0.3"; done > slow.txt
+    script -qc "'$F' farm slow.txt -n 3 --results tty.csv" /dev/null > tty.log 2>&1 < /dev/null
+    grep -q $'\r\033\[Kferry farm: [0-9]*/6 done, 0 failed, [0-9]* running, .* tasks/s, ETA ' tty.log \
+        || err "no live progress line on a terminal: $(cat -v tty.log)"
+    grep -q $'\r\033\[Kferry farm: 6 tasks in ' tty.log || err "progress not cleared: $(cat -v tty.log)"
+    script -qc "'$F' farm slow.txt -n 3 --results tty2.csv --quiet" /dev/null > tty2.log 2>&1 < /dev/null
+    grep -q 'done, 0 failed' tty2.log && err "--quiet showed progress"
+    grep -q 'ferry farm: 6 tasks in' tty2.log || err "--quiet: no summary: $(cat -v tty2.log)"
+else
+    echo "note: script(1) missing: the terminal progress line is not checked"
+fi
 
 [ "$fail" = 0 ] && echo "PASS"
 exit $fail
