@@ -286,9 +286,13 @@ int fy_tool_farm(int argc, char **argv)
     av[k++] = cwd;
     av[k++] = "--progress";
     av[k++] = f.quiet ? "none" : "lines";
-    if (tty) {
+    char host[256] = "";
+    if (tty && gethostname(host, sizeof host - 1) == 0) {
+        /* The terminal is ours only on this host: rank 0 may run on another. */
         av[k++] = "--tty";
         av[k++] = (char *)tty;
+        av[k++] = "--tty-host";
+        av[k++] = host;
     }
     const char *pairs[][2] = {{"--chunk", f.chunk},     {"--depth", f.depth},
                               {"--retries", f.retries}, {"--per-worker", f.per_worker},

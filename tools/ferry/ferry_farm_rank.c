@@ -36,7 +36,7 @@
 #define SHOW_FAILURES 5
 
 typedef struct opts {
-    const char *tasks, *results, *cwd, *output, *progress, *tty;
+    const char *tasks, *results, *cwd, *output, *progress, *tty, *tty_host;
     int chunk, depth, retries, resume, shell;
     long per_worker;
     double timeout;
@@ -86,6 +86,8 @@ static int parse_opts(int argc, char **argv, opts_t *o)
             o->progress = v;
         else if (!strcmp(a, "--tty"))
             o->tty = v;
+        else if (!strcmp(a, "--tty-host"))
+            o->tty_host = v;
         else if (!strcmp(a, "--chunk"))
             o->chunk = v ? atoi(v) : 0;
         else if (!strcmp(a, "--depth"))
@@ -368,7 +370,8 @@ static int master_prepare(farm_state_t *s)
         return -1;
     }
     s->tty_fd = -1;
-    if (s->o.tty != NULL && strcmp(s->o.progress, "none") != 0)
+    if (s->o.tty != NULL && strcmp(s->o.progress, "none") != 0 && s->o.tty_host != NULL &&
+        strcmp(s->o.tty_host, s->host) == 0)
         s->tty_fd = open(s->o.tty, O_WRONLY | O_NOCTTY | O_CLOEXEC);
     return 0;
 }
