@@ -10,8 +10,8 @@
 #      task handed out to its last result), without the job's start and end. Median of REPS.
 #   2. Balance: 64 tasks of `sleep TASK_S` (1 s) on N workers (N in FARM_WORKERS, "2 4 7"):
 #      the wall time against the ideal 64/N x TASK_S and against the best any farm can do with
-#      whole tasks, ceil(64/N) x TASK_S; GNU parallel -j N beside it. One run each (they are
-#      long and sleep-bound).
+#      whole tasks, ceil(64/N) x TASK_S ("vs best"); GNU parallel -j N beside it. The times
+#      include the job's start and end. One run each (they are long and sleep-bound).
 #   3. The C API: bench/apps/taskfarm (tiny tasks, -q) on 4 ranks, chunk 1 and 16, depth 1
 #      and 2, under each MPI found (src/farm/fy_farm.c compiled along, as bench/lib.sh does).
 #
@@ -100,7 +100,7 @@ echo
 # --- 2. balance ---------------------------------------------------------------------------------
 for i in $(seq 1 64); do echo "sleep $TASK_S"; done > sleep.txt
 echo "## 2. 64 tasks of \`sleep $TASK_S\` on N workers (ferry farm: N+1 ranks), one run each"
-printf '%-8s %9s %9s %10s %9s %12s %12s\n' "workers" "ideal s" "best s" "ferry s" "vs ideal" "parallel s" "vs ideal"
+printf '%-8s %9s %9s %10s %9s %9s %12s %9s\n' "workers" "ideal s" "best s" "ferry s" "vs ideal" "vs best" "parallel s" "vs ideal"
 for n in $FARM_WORKERS; do
     ideal=$(awk -v n="$n" -v t="$TASK_S" 'BEGIN { print 64 / n * t }')
     best=$(awk -v n="$n" -v t="$TASK_S" 'BEGIN { k = int((64 + n - 1) / n); print k * t }')
@@ -117,9 +117,9 @@ for n in $FARM_WORKERS; do
         t1=$(now)
         pw=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
     fi
-    printf '%-8s %9.2f %9.2f %10.2f %8.1f%% %12.2f %11.1f%%\n' "$n" "$ideal" "$best" "$fw" \
-        "$(awk -v a="$fw" -v b="$ideal" 'BEGIN { print (a / b - 1) * 100 }')" "$pw" \
-        "$(awk -v a="$pw" -v b="$ideal" 'BEGIN { print (a / b - 1) * 100 }')"
+    pct() { awk -v a="$1" -v b="$2" 'BEGIN { print (a / b - 1) * 100 }'; }
+    printf '%-8s %9.2f %9.2f %10.2f %8.1f%% %8.1f%% %12.2f %8.1f%%\n' "$n" "$ideal" "$best" "$fw" \
+        "$(pct "$fw" "$ideal")" "$(pct "$fw" "$best")" "$pw" "$(pct "$pw" "$ideal")"
 done
 echo
 
