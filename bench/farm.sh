@@ -33,6 +33,9 @@ IMPLS=${IMPLS:-ferry mpich openmpi}
 HAVE_PARALLEL=0
 command -v parallel >/dev/null 2>&1 && HAVE_PARALLEL=1
 
+# One function, so bash has read all of it before it runs: editing this file while a run is
+# going on cannot change the running script.
+main() {
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ferry-farm-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 2
@@ -153,3 +156,5 @@ for impl in $IMPLS; do
     done
     echo "$row"
 done
+}
+main "$@"
