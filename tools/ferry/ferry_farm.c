@@ -79,6 +79,7 @@ static int check_long(const char *opt, const char *s, long min, long max)
     return 0;
 }
 
+/* 0, 1 after --help, -1 after a message. */
 static int parse(int argc, char **argv, front_t *f)
 {
     static const char *const valued[] = {"--results", "--output", "--task-timeout", "--chunk",
@@ -90,7 +91,7 @@ static int parse(int argc, char **argv, front_t *f)
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
-            exit(0);
+            return 1;
         }
         if (!strcmp(a, "--resume")) {
             f->resume = 1;
@@ -207,20 +208,26 @@ int fy_tool_farm(int argc, char **argv)
 {
     front_t f;
     memset(&f, 0, sizeof f);
-    if (parse(argc, argv, &f) != 0)
-        return FY_FARM_EXIT_USAGE;
-
-    fy_farm_tasks_t tasks;
+    fy_farm_tasks_t tasks = {NULL, 0};
+    unsigned char *done = NULL;
+    char *tasks_abs = NULL, *res_abs = NULL, *out_abs = NULL;
+    char **av = NULL;
+    int rc = FY_FARM_EXIT_USAGE;
+    int parsed = parse(argc, argv, &f);
+    if (parsed != 0) {
+        rc = parsed > 0 ? 0 : FY_FARM_EXIT_USAGE; /* > 0: --help */
+        goto out;
+    }
     if (fy_farm_tasks_read(WHO, f.taskfile, &tasks) != 0)
-        return FY_FARM_EXIT_USAGE;
+        goto out;
     char defres[PATH_MAX];
     if (f.results == NULL) {
         snprintf(defres, sizeof defres, "%s.results.csv", f.taskfile);
         f.results = defres;
     }
-    unsigned char *done = calloc((size_t)tasks.n + 1, 1);
+    done = calloc((size_t)tasks.n + 1, 1);
     if (done == NULL)
-        return FY_FARM_EXIT_FAILED;
+        goto nomem;
     long nrec = 0, ndone = 0;
     int needs_nl = 0;
     struct stat sb;
@@ -229,15 +236,15 @@ int fy_tool_farm(int argc, char **argv)
                 WHO ": the results file %s exists: --resume continues it (skips the tasks "
                     "done); to start again, remove it or name another with --results\n",
                 f.results);
-        return FY_FARM_EXIT_USAGE;
+        goto out;
     }
     if (f.resume && fy_farm_results_read(WHO, f.results, &tasks, done, &nrec, &needs_nl) != 0)
-        return FY_FARM_EXIT_USAGE;
+        goto out;
     for (long i = 0; i < tasks.n; i++)
         ndone += done[i];
     if (f.output != NULL && mkdir(f.output, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, WHO ": --output %s: cannot create it: %s\n", f.output, strerror(errno));
-        return FY_FARM_EXIT_USAGE;
+        goto out;
     }
 
     /* mpiexec and ferry, from where this ferry is. */
@@ -245,7 +252,7 @@ int fy_tool_farm(int argc, char **argv)
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) {
         fprintf(stderr, WHO ": cannot find my own program: %s\n", strerror(errno));
-        return FY_FARM_EXIT_FAILED;
+        goto failed;
     }
     self[n] = '\0';
     snprintf(mpiexec, sizeof mpiexec, "%.*s/mpiexec", (int)(strrchr(self, '/') - self), self);
@@ -253,18 +260,17 @@ int fy_tool_farm(int argc, char **argv)
     char cwd[PATH_MAX], np[32];
     if (getcwd(cwd, sizeof cwd) == NULL) {
         fprintf(stderr, WHO ": getcwd: %s\n", strerror(errno));
-        return FY_FARM_EXIT_FAILED;
+        goto failed;
     }
-    char *tasks_abs = absolute(f.taskfile), *res_abs = absolute(f.results);
-    char *out_abs = f.output ? absolute(f.output) : NULL;
+    tasks_abs = absolute(f.taskfile);
+    res_abs = absolute(f.results);
+    out_abs = f.output ? absolute(f.output) : NULL;
     const char *tty = NULL;
     if (!f.quiet && isatty(2))
         tty = ttyname(2);
-    char **av = calloc((size_t)f.nmpx + 48, sizeof *av);
-    if (!tasks_abs || !res_abs || (f.output && !out_abs) || !av) {
-        fprintf(stderr, WHO ": out of memory\n");
-        return FY_FARM_EXIT_FAILED;
-    }
+    av = calloc((size_t)f.nmpx + 48, sizeof *av);
+    if (!tasks_abs || !res_abs || (f.output && !out_abs) || !av)
+        goto nomem;
     int k = 0;
     av[k++] = mpiexec;
     if (!placement_given(&f)) {
@@ -323,16 +329,30 @@ int fy_tool_farm(int argc, char **argv)
         for (int i = 0; av[i] != NULL; i++)
             printf("%s%s", i ? " " : "", av[i]);
         printf("\n");
-        return 0;
+        rc = 0;
+        goto out;
     }
     if (tasks.n == 0)
         fprintf(stderr, WHO ": %s has no tasks\n", f.taskfile);
     if (access(mpiexec, X_OK) != 0) {
         fprintf(stderr, WHO ": cannot run %s: %s\n", mpiexec, strerror(errno));
-        return FY_FARM_EXIT_FAILED;
+        goto failed;
     }
     fflush(NULL);
     execv(mpiexec, av);
     fprintf(stderr, WHO ": cannot run %s: %s\n", mpiexec, strerror(errno));
-    return FY_FARM_EXIT_FAILED;
+    goto failed;
+nomem:
+    fprintf(stderr, WHO ": out of memory\n");
+failed:
+    rc = FY_FARM_EXIT_FAILED;
+out:
+    free(av);
+    free(out_abs);
+    free(res_abs);
+    free(tasks_abs);
+    free(done);
+    fy_farm_tasks_free(&tasks);
+    free(f.mpx);
+    return rc;
 }

@@ -435,8 +435,10 @@ int fy_tool_farm_rank(int argc, char **argv)
         return FY_FARM_EXIT_USAGE;
     }
     /* Before MPI_Init: a Ctrl-C during the start is seen too. */
-    if (fy_farm_exec_init() != 0)
+    if (fy_farm_exec_init() != 0) {
+        free(s);
         return FY_FARM_EXIT_FAILED;
+    }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &s->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &s->size);
