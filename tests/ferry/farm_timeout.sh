@@ -4,6 +4,7 @@
 # group (a child it started in the background goes too) and recorded as timeout (SIGTERM);
 # one that ignores SIGTERM is killed by SIGKILL 2 s later; the tasks beside them are ok, the
 # exit status is 1, and the farm ends within seconds (this test's own limit is far below 100 s).
+# Tasks whose worker is killed outright die with it.
 set -u
 . "$FY_SRC/tests/ferry/farm_common.inc"
 
@@ -30,6 +31,37 @@ for f in bg.pid fg.pid stubborn.pid; do
     fi
 done
 grep -q '  task 1 (line 1) timed out, 1 attempt' run.err || err "summary: $(cat run.err)"
+
+# A worker killed outright (SIGKILL: no handler runs; so it is with a second Ctrl-C, when mpiexec
+# kills the ranks at once): the task it started directly dies with it (the kernel's
+# parent-death signal), it is not left running.
+tag=1000.$$
+printf 'sleep %s\n' "$tag" > orphan.txt
+"$F" farm orphan.txt -n 2 --results orphan.csv > orphan.out 2>&1 &
+pid=$!
+task=""
+for _ in $(seq 1 200); do
+    task=$(pgrep -f -x "sleep $tag")
+    [ -n "$task" ] && break
+    sleep 0.05
+done
+worker=$(ps -o ppid= -p "$task" 2>/dev/null | tr -d ' ')
+if [ -n "$task" ] && [ -n "$worker" ]; then
+    kill -KILL "$worker"
+    wait "$pid"
+    for _ in $(seq 1 100); do
+        kill -0 "$task" 2>/dev/null || break
+        sleep 0.05
+    done
+    if kill -0 "$task" 2>/dev/null; then
+        err "task $task left running after its worker $worker was killed"
+        kill -9 "$task"
+    fi
+else
+    err "the task did not start: $(cat orphan.out)"
+    kill -9 "$pid"
+    wait "$pid"
+fi
 
 # Bad values.
 "$F" farm tasks.txt --task-timeout 0 --results x.csv 2> bad.err

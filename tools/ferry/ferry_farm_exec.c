@@ -1,12 +1,12 @@
 /* `ferry farm`: running one task line on a worker.
  *
  * A simple command (words without shell metacharacters, not starting with a builtin) is run
- * directly: posix_spawnp of its words, which saves the shell's own start (about half the cost
- * of a `true` task). Anything else runs as `/bin/sh -c LINE`. The task gets a process group of
+ * directly: execvp of its words, which saves the shell's own start. Anything else runs as `/bin/sh -c LINE`. The task gets a process group of
  * its own, so a time limit or a Ctrl-C can take down everything it started (kill of the group:
  * SIGTERM, then SIGKILL after a grace period), stdin from /dev/null (the job's stdin belongs to
  * rank 0), default signal dispositions and an empty signal mask, and none of the rank's file
- * descriptors beyond 0-2 (the MPI library's sockets and shared memory stay ours).
+ * descriptors beyond 0-2 (the MPI library's sockets and shared memory stay ours); spawn_task
+ * says how.
  *
  * Waiting: SIGCHLD, SIGINT and SIGTERM each write a byte to a pipe, and the worker polls that
  * pipe with the time left; waitid(WNOWAIT) looks at the task without reaping it, so its process
@@ -15,17 +15,15 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ferry_farm.h"
-
-extern char **environ;
 
 /* After SIGTERM, a task killed for its time limit gets this long before SIGKILL. */
 #define TIMEOUT_GRACE_S 2.0
@@ -163,6 +161,74 @@ static int wait_exit(pid_t pid, double until, int stop_on_interrupt)
     }
 }
 
+/* Written by the child of vfork (it shares our memory until it execs): why it could not. */
+static volatile int spawn_errno;
+static const char *volatile spawn_failed_at;
+
+/* Starts argv as the task: a child of vfork (as cheap as posix_spawn) that, before it execs,
+ * takes a process group of its own, asks the kernel to SIGKILL it if this worker dies (a
+ * second Ctrl-C, mpiexec killed: the group kill cannot reach it then), resets the signals we
+ * handle to their defaults, takes stdin from /dev/null and stdout/stderr from out/err when
+ * given, and closes every other descriptor. Returns 0 or an errno value (then *failed_at_p
+ * names the file that could not be opened, or stays NULL when the exec failed). */
+static int spawn_task(char **argv, const char *out_path, const char *err_path, pid_t *pid_p,
+                      const char **failed_at_p)
+{
+    pid_t parent = getpid();
+    sigset_t all, old;
+    sigfillset(&all);
+    /* No handler of ours may run in the child before it has reset them. */
+    sigprocmask(SIG_SETMASK, &all, &old);
+    spawn_errno = 0;
+    spawn_failed_at = NULL;
+    pid_t pid = vfork();
+    if (pid == 0) {
+        static const int reset[] = {SIGINT, SIGTERM, SIGCHLD, SIGPIPE, SIGQUIT, SIGHUP};
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        for (size_t i = 0; i < sizeof reset / sizeof *reset; i++)
+            sigaction(reset[i], &dfl, NULL);
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(127); /* the worker is already gone */
+        const char *paths[3] = {"/dev/null", out_path, err_path};
+        for (int fd = 0; fd < 3; fd++) {
+            if (paths[fd] == NULL)
+                continue;
+            int nfd = fd == 0 ? open(paths[fd], O_RDONLY)
+                              : open(paths[fd], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            if (nfd < 0 || (nfd != fd && dup2(nfd, fd) < 0)) {
+                spawn_errno = errno;
+                spawn_failed_at = paths[fd];
+                _exit(126);
+            }
+            if (nfd != fd)
+                close(nfd);
+        }
+        close_range(3, ~0U, 0);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        execvp(argv[0], argv);
+        spawn_errno = errno;
+        _exit(127);
+    }
+    int err = pid < 0 ? errno : spawn_errno;
+    *failed_at_p = pid < 0 ? "vfork" : spawn_failed_at;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (pid < 0)
+        return err;
+    if (err != 0) {
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        return err;
+    }
+    *pid_p = pid;
+    return 0;
+}
+
 void fy_farm_exec_run(const char *cmd, double timeout, int use_shell, const char *out_path,
                       const char *err_path, fy_farm_run_t *run)
 {
@@ -186,42 +252,19 @@ void fy_farm_exec_run(const char *cmd, double timeout, int use_shell, const char
             return;
         }
     }
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t at;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawnattr_init(&at);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    if (out_path)
-        posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (err_path)
-        posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-    sigset_t def, none;
-    sigemptyset(&def);
-    sigaddset(&def, SIGINT);
-    sigaddset(&def, SIGTERM);
-    sigaddset(&def, SIGCHLD);
-    sigaddset(&def, SIGPIPE);
-    sigaddset(&def, SIGQUIT);
-    sigaddset(&def, SIGHUP);
-    sigemptyset(&none);
-    posix_spawnattr_setsigdefault(&at, &def);
-    posix_spawnattr_setsigmask(&at, &none);
-    posix_spawnattr_setpgroup(&at, 0);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
-                                      POSIX_SPAWN_SETSIGMASK);
     pid_t pid = 0;
-    int err = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
+    const char *failed_at = NULL;
+    int err = spawn_task(argv, out_path, err_path, &pid, &failed_at);
     if (err != 0) {
         /* As a shell would say it, and with its statuses. */
-        if (err == ENOENT)
+        if (failed_at != NULL)
+            fprintf(stderr, "ferry farm: %s: %s\n", failed_at, strerror(err));
+        else if (err == ENOENT)
             fprintf(stderr, "ferry farm: %s: command not found\n", argv[0]);
         else
             fprintf(stderr, "ferry farm: %s: %s\n", argv[0], strerror(err));
         run->status = FY_FARM_FAILED;
-        run->exit_code = err == ENOENT ? 127 : 126;
+        run->exit_code = err == ENOENT && failed_at == NULL ? 127 : 126;
         run->seconds = fy_farm_now() - t0;
         free(copy);
         if (argv != sh_argv)
