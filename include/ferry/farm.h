@@ -20,6 +20,10 @@
  * start its next item without waiting for the master). With a single rank the master computes
  * every item itself with `work`.
  *
+ * Callbacks run in the thread that called ferry_farm_run, one at a time; results arrive in the
+ * order they reach the master (per worker, in the order its items went out). A farm may run
+ * several times (each run numbers its items on from the last).
+ *
  * Errors: functions return FERRY_FARM_OK (0) or a negative FERRY_FARM_ERR_*; a message naming
  * the function, the argument and the value is printed on stderr first.
  */
@@ -49,7 +53,8 @@ extern "C" {
 /* What `next` returns. */
 #define FERRY_FARM_ITEM 1  /* *data and *len describe item `index` */
 #define FERRY_FARM_END 0   /* no more items, ever */
-#define FERRY_FARM_LATER 2 /* none now; ask again after the next result (retries) */
+#define FERRY_FARM_LATER 2 /* none now; ask again after the next result (retries); said while
+                            * nothing is in flight, it ends the run as END does */
 
 /* Master: produce item `index` for `worker` (its rank in the farm's communicator; the master's
  * own rank when it computes alone). Sets *data and *len to bytes that stay valid until the next
