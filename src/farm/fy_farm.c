@@ -30,7 +30,10 @@
 #define TAG_STOP 7202
 #define TAG_RESULTS 7203
 
-/* While the master polls (tick_ms > 0) it sleeps this long at most between two looks. */
+/* While the master polls (tick_ms > 0) it naps between two looks, from POLL_MIN_NS doubling up
+ * to an eighth of the recent time between results, within [POLL_MIN_NS, POLL_MAX_NS]: short
+ * tasks are not held up by a long nap, long ones do not wake the master for nothing. */
+#define POLL_MIN_NS 20000L
 #define POLL_MAX_NS 1000000L
 
 typedef struct buf {
@@ -57,6 +60,7 @@ struct ferry_farm {
     worker_t *w;
     int ended, stopping, err;
     long inflight_total;
+    double last_result, gap; /* when the last result came, and the recent gap between them */
 };
 
 void ferry_farm_opts_init(ferry_farm_opts_t *opts)
@@ -403,7 +407,9 @@ static int wait_result(ferry_farm_t *f, const ferry_farm_ops_t *ops, void *user,
     if (f->opts.tick_ms == 0 || ops->tick == NULL)
         return check_mpi(MPI_Probe(MPI_ANY_SOURCE, TAG_RESULTS, f->comm, st), "ferry_farm_run",
                          "MPI_Probe");
-    long nap = 20000;
+    long cap = (long)(f->gap / 8 * 1e9);
+    cap = cap < POLL_MIN_NS ? POLL_MIN_NS : cap > POLL_MAX_NS ? POLL_MAX_NS : cap;
+    long nap = POLL_MIN_NS;
     for (;;) {
         int flag = 0;
         int rc = check_mpi(MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULTS, f->comm, &flag, st),
@@ -417,7 +423,7 @@ static int wait_result(ferry_farm_t *f, const ferry_farm_ops_t *ops, void *user,
         }
         struct timespec ts = {0, nap};
         nanosleep(&ts, NULL);
-        nap = nap * 2 > POLL_MAX_NS ? POLL_MAX_NS : nap * 2;
+        nap = nap * 2 > cap ? cap : nap * 2;
     }
 }
 
@@ -464,6 +470,10 @@ static int run_master(ferry_farm_t *f, const ferry_farm_ops_t *ops, void *user)
         if (rc)
             break;
         in.len = (size_t)count;
+        double t = now_s();
+        if (f->last_result > 0) /* a moving average of the last few gaps */
+            f->gap = 0.75 * f->gap + 0.25 * (t - f->last_result);
+        f->last_result = t;
         f->w[r].inflight--;
         f->inflight_total--;
         rc = take_results(f, r, &in, ops, user);
@@ -625,6 +635,8 @@ int ferry_farm_run(ferry_farm_t *farm, const ferry_farm_ops_t *ops, void *user)
     }
     farm->ended = farm->stopping = farm->err = 0;
     farm->inflight_total = 0;
+    farm->last_result = 0;
+    farm->gap = POLL_MAX_NS * 1e-9 * 8; /* until results say otherwise */
     if (!is_master)
         return run_worker(farm, ops, user);
     if (farm->size == 1)
