@@ -9,6 +9,7 @@
  * which forwards it to every rank (ferry_farm_rank.c says what the ranks do with it), and the
  * exit status is mpiexec's: that of rank 0, the master, or 130 after a Ctrl-C. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,11 +243,6 @@ int fy_tool_farm(int argc, char **argv)
         goto out;
     for (long i = 0; i < tasks.n; i++)
         ndone += done[i];
-    if (f.output != NULL && mkdir(f.output, 0755) != 0 && errno != EEXIST) {
-        fprintf(stderr, WHO ": --output %s: cannot create it: %s\n", f.output, strerror(errno));
-        goto out;
-    }
-
     /* mpiexec and ferry, from where this ferry is. */
     char self[PATH_MAX], mpiexec[PATH_MAX + 16];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -332,6 +328,18 @@ int fy_tool_farm(int argc, char **argv)
         rc = 0;
         goto out;
     }
+    /* What the master will open, checked here: a mistake ends before any rank starts. */
+    if (f.output != NULL && mkdir(f.output, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, WHO ": --output %s: cannot create it: %s\n", f.output, strerror(errno));
+        goto out;
+    }
+    int fd = open(f.results, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        fprintf(stderr, WHO ": cannot write the results file %s: %s\n", f.results,
+                strerror(errno));
+        goto out;
+    }
+    close(fd);
     if (tasks.n == 0)
         fprintf(stderr, WHO ": %s has no tasks\n", f.taskfile);
     if (access(mpiexec, X_OK) != 0) {
