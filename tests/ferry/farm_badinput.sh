@@ -4,8 +4,8 @@
 # value) and exit status 2, before anything runs (no results file appears, no task runs): a
 # missing task file, a line with a NUL byte, with invalid UTF-8, with a control character, a
 # task longer than 64 KiB, no task file given, the task file after mpiexec options, an unknown
-# option, bad numbers, a results file that cannot be written. An empty task file (only
-# comments) runs nothing and exits 0.
+# option, bad numbers, a results file that cannot be written or that another farm holds. An
+# empty task file (only comments) runs nothing and exits 0.
 set -u
 . "$FY_SRC/tests/ferry/farm_common.inc"
 
@@ -36,6 +36,10 @@ expect2 chunk "ferry farm: --chunk '0': expected a whole number from 1 to" ok.tx
 expect2 retries "ferry farm: --retries 'x': expected a whole number" ok.txt --retries=x
 expect2 noval "ferry farm: --results needs a value" ok.txt --results
 expect2 resdir "ferry farm: cannot write the results file nodir/r.csv: No such file or directory" ok.txt --results nodir/r.csv
+exec 9>> busy.csv
+flock 9
+expect2 busy "ferry farm: the results file busy.csv is in use by another ferry farm" ok.txt --results busy.csv
+exec 9>&-
 ls ran* *.results.csv 2>/dev/null && err "a bad task file ran something or wrote results"
 
 # UTF-8 is fine, and CRLF line ends are taken off.

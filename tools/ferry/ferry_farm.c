@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -337,6 +338,13 @@ int fy_tool_farm(int argc, char **argv)
     if (fd < 0) {
         fprintf(stderr, WHO ": cannot write the results file %s: %s\n", f.results,
                 strerror(errno));
+        goto out;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+        /* The master holds it for the whole run (ferry_farm_rank.c). */
+        fprintf(stderr, WHO ": the results file %s is in use by another ferry farm\n",
+                f.results);
+        close(fd);
         goto out;
     }
     close(fd);

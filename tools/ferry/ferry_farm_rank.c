@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -357,6 +358,12 @@ static int master_prepare(farm_state_t *s)
     if (s->fd < 0) {
         fprintf(stderr, WHO ": cannot open the results file '%s': %s\n", s->o.results,
                 strerror(errno));
+        return -1;
+    }
+    /* Two farms appending to one results file would each skip or redo the other's tasks. */
+    if (flock(s->fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+        fprintf(stderr, WHO ": the results file %s is in use by another ferry farm\n",
+                s->o.results);
         return -1;
     }
     struct stat sb;
