@@ -81,11 +81,12 @@ int fy_farm_exec_init(void);
 /* 1 once SIGINT or SIGTERM arrived. */
 int fy_farm_exec_interrupted(void);
 /* Runs `cmd` (directly when it is a simple command, else with /bin/sh -c) in a process group
- * of its own, stdin from /dev/null, stdout/stderr inherited or to out/err files when given.
+ * of its own, stdin from /dev/null, stdout/stderr inherited or to out/err files when given,
+ * with our environment plus extra_env (NAME=VALUE strings, NULL-terminated; may be NULL).
  * Kills the group (SIGTERM, then SIGKILL) after timeout seconds (0 = none) or when
  * interrupted. `use_shell` forces /bin/sh. */
-void fy_farm_exec_run(const char *cmd, double timeout, int use_shell, const char *out_path,
-                      const char *err_path, fy_farm_run_t *run);
+void fy_farm_exec_run(const char *cmd, char *const *extra_env, double timeout, int use_shell,
+                      const char *out_path, const char *err_path, fy_farm_run_t *run);
 /* 1 if cmd needs a shell (metacharacters, a builtin or keyword first). */
 int fy_farm_exec_needs_shell(const char *cmd);
 

@@ -1,8 +1,9 @@
 /* `ferry farm`: running one task line on a worker.
  *
  * A simple command (words without shell metacharacters, not starting with a builtin) is run
- * directly: execvp of its words, which saves the shell's own start. Anything else runs as `/bin/sh -c LINE`. The task gets a process group of
- * its own, so a time limit or a Ctrl-C can take down everything it started (kill of the group:
+ * directly: execvp of its words, which saves the shell's own start. Anything else runs as
+ * `/bin/sh -c LINE`. The task gets the worker's environment plus the caller's extra variables
+ * (FERRY_FARM_TASK...), a process group of its own, so a time limit or a Ctrl-C can take down everything it started (kill of the group:
  * SIGTERM, then SIGKILL after a grace period), stdin from /dev/null (the job's stdin belongs to
  * rank 0), default signal dispositions and an empty signal mask, and none of the rank's file
  * descriptors beyond 0-2 (the MPI library's sockets and shared memory stay ours); spawn_task
@@ -24,6 +25,8 @@
 #include <unistd.h>
 
 #include "ferry_farm.h"
+
+extern char **environ;
 
 /* After SIGTERM, a task killed for its time limit gets this long before SIGKILL. */
 #define TIMEOUT_GRACE_S 2.0
@@ -169,10 +172,10 @@ static const char *volatile spawn_failed_at;
  * takes a process group of its own, asks the kernel to SIGKILL it if this worker dies (a
  * second Ctrl-C, mpiexec killed: the group kill cannot reach it then), resets the signals we
  * handle to their defaults, takes stdin from /dev/null and stdout/stderr from out/err when
- * given, and closes every other descriptor. Returns 0 or an errno value (then *failed_at_p
+ * given, and closes every other descriptor; envp is its environment. Returns 0 or an errno value (then *failed_at_p
  * names the file that could not be opened, or stays NULL when the exec failed). */
-static int spawn_task(char **argv, const char *out_path, const char *err_path, pid_t *pid_p,
-                      const char **failed_at_p)
+static int spawn_task(char **argv, char **envp, const char *out_path, const char *err_path,
+                      pid_t *pid_p, const char **failed_at_p)
 {
     pid_t parent = getpid();
     sigset_t all, old;
@@ -211,7 +214,7 @@ static int spawn_task(char **argv, const char *out_path, const char *err_path, p
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        execvp(argv[0], argv);
+        execvpe(argv[0], argv, envp);
         spawn_errno = errno;
         _exit(127);
     }
@@ -229,8 +232,36 @@ static int spawn_task(char **argv, const char *out_path, const char *err_path, p
     return 0;
 }
 
-void fy_farm_exec_run(const char *cmd, double timeout, int use_shell, const char *out_path,
-                      const char *err_path, fy_farm_run_t *run)
+/* environ with `extra` (NAME=VALUE strings, NULL-terminated) in place of the same names. Built
+ * before vfork: the child may not allocate. */
+static char **task_env(char *const *extra)
+{
+    size_t n = 0, k = 0;
+    while (environ[n] != NULL)
+        n++;
+    while (extra != NULL && extra[k] != NULL)
+        k++;
+    char **env = malloc((n + k + 1) * sizeof *env);
+    if (env == NULL)
+        return NULL;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        int replaced = 0;
+        for (size_t j = 0; j < k && !replaced; j++) {
+            size_t len = strcspn(extra[j], "=") + 1;
+            replaced = strncmp(environ[i], extra[j], len) == 0;
+        }
+        if (!replaced)
+            env[m++] = environ[i];
+    }
+    for (size_t j = 0; j < k; j++)
+        env[m++] = extra[j];
+    env[m] = NULL;
+    return env;
+}
+
+void fy_farm_exec_run(const char *cmd, char *const *extra_env, double timeout, int use_shell,
+                      const char *out_path, const char *err_path, fy_farm_run_t *run)
 {
     memset(run, 0, sizeof *run);
     run->exit_code = -1;
@@ -254,7 +285,9 @@ void fy_farm_exec_run(const char *cmd, double timeout, int use_shell, const char
     }
     pid_t pid = 0;
     const char *failed_at = NULL;
-    int err = spawn_task(argv, out_path, err_path, &pid, &failed_at);
+    char **envp = task_env(extra_env);
+    int err = envp != NULL ? spawn_task(argv, envp, out_path, err_path, &pid, &failed_at) : ENOMEM;
+    free(envp);
     if (err != 0) {
         /* As a shell would say it, and with its statuses. */
         if (failed_at != NULL)

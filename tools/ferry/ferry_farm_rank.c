@@ -129,10 +129,17 @@ static int work_cb(void *user, long index, const void *item, size_t len, const v
     (void)index;
     memcpy(s->cmdbuf, item, len);
     s->cmdbuf[len] = '\0';
-    char *cmd = NULL;
-    long task = strtol(s->cmdbuf, &cmd, 10);
+    char *cmd = NULL, *rest = NULL;
+    long task = strtol(s->cmdbuf, &rest, 10);
+    long attempt = strtol(rest, &cmd, 10);
     if (*cmd == ' ')
         cmd++;
+    /* What a task may want to know about itself (as GNU parallel's $PARALLEL_SEQ). */
+    char e_task[48], e_attempt[48], e_rank[48];
+    snprintf(e_task, sizeof e_task, "FERRY_FARM_TASK=%ld", task);
+    snprintf(e_attempt, sizeof e_attempt, "FERRY_FARM_ATTEMPT=%ld", attempt);
+    snprintf(e_rank, sizeof e_rank, "FERRY_FARM_RANK=%d", s->rank);
+    char *env[] = {e_task, e_attempt, e_rank, NULL};
     char out[PATH_MAX], err[PATH_MAX];
     const char *outp = NULL, *errp = NULL;
     if (s->o.output != NULL) {
@@ -142,7 +149,7 @@ static int work_cb(void *user, long index, const void *item, size_t len, const v
         errp = err;
     }
     fy_farm_run_t run;
-    fy_farm_exec_run(cmd, s->o.timeout, s->o.shell, outp, errp, &run);
+    fy_farm_exec_run(cmd, env, s->o.timeout, s->o.shell, outp, errp, &run);
     int n = snprintf(s->resbuf, sizeof s->resbuf, "%d %d %d %.6f %.6f %s", run.status,
                      run.exit_code, run.signal, run.start, run.seconds, s->host);
     *result = s->resbuf;
@@ -232,16 +239,16 @@ static void sync_maybe(farm_state_t *s, int now_anyway)
     }
 }
 
-/* Takes the oldest retry not failed on `worker` (any, when there is no other worker). */
-static long take_retry(farm_state_t *s, int worker)
+/* Takes the oldest retry that last failed on another worker, or with `any` the oldest retry;
+ * -1 if there is none. */
+static long take_retry(farm_state_t *s, int worker, int any)
 {
-    long pick = 0;
-    if (s->size > 2)
-        for (long k = 0; k < s->nretry; k++)
-            if (s->failed_on[s->retryq[k]] != worker) {
-                pick = k;
-                break;
-            }
+    long pick = -1;
+    for (long k = 0; k < s->nretry && pick < 0; k++)
+        if (any || s->failed_on[s->retryq[k]] != worker)
+            pick = k;
+    if (pick < 0)
+        return -1;
     long t = s->retryq[pick];
     memmove(s->retryq + pick, s->retryq + pick + 1, (size_t)(s->nretry - pick - 1) * sizeof(long));
     s->nretry--;
@@ -255,14 +262,16 @@ static int next_cb(void *user, long index, int worker, const void **data, size_t
         s->interrupted = 1;
         return FERRY_FARM_END;
     }
-    long t = -1;
-    if (s->nretry > 0)
-        t = take_retry(s, worker);
+    /* A failed task goes preferably to another worker: to this one only when there is no
+     * fresh task to give it instead (waiting for another worker would leave this one idle). */
+    long t = take_retry(s, worker, s->size <= 2);
     while (t < 0 && s->next_fresh < s->tasks.n) {
         long c = s->next_fresh++;
         if (!s->done[c])
             t = c;
     }
+    if (t < 0)
+        t = take_retry(s, worker, 1);
     if (t < 0)
         return s->inflight > 0 && s->o.retries > 0 ? FERRY_FARM_LATER : FERRY_FARM_END;
     if (index >= s->ntask_of) {
@@ -280,7 +289,8 @@ static int next_cb(void *user, long index, int worker, const void **data, size_t
     s->task_of[index] = t;
     s->attempts[t]++;
     s->inflight++;
-    int n = snprintf(s->itembuf, sizeof s->itembuf, "%ld %s", t + 1, s->tasks.v[t].cmd);
+    int n = snprintf(s->itembuf, sizeof s->itembuf, "%ld %d %s", t + 1, s->attempts[t],
+                     s->tasks.v[t].cmd);
     *data = s->itembuf;
     *len = (size_t)n;
     return FERRY_FARM_ITEM;
