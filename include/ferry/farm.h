@@ -109,9 +109,10 @@ int ferry_farm_is_master(const ferry_farm_t *farm);
 /* Workers in the farm (the communicator's size - 1). */
 int ferry_farm_workers(const ferry_farm_t *farm);
 
-/* Every rank of the farm calls it once; see above. Returns FERRY_FARM_OK, FERRY_FARM_STOPPED
- * or FERRY_FARM_INCOMPLETE on the master (workers return FERRY_FARM_OK when released), or an
- * error. */
+/* Collective: every rank of the farm calls it; see above. Returns FERRY_FARM_OK,
+ * FERRY_FARM_STOPPED or FERRY_FARM_INCOMPLETE on the master (workers return FERRY_FARM_OK when
+ * released), or an error. Callbacks missing on any rank (next on the master, work elsewhere)
+ * make it return FERRY_FARM_ERR_ARG on every rank. */
 int ferry_farm_run(ferry_farm_t *farm, const ferry_farm_ops_t *ops, void *user);
 
 /* Items handed out so far and results received (the master's counts). */

@@ -622,17 +622,26 @@ int ferry_farm_run(ferry_farm_t *farm, const ferry_farm_ops_t *ops, void *user)
         fprintf(stderr, "%s: farm is NULL\n", fn);
         return FERRY_FARM_ERR_ARG;
     }
-    if (ops == NULL) {
-        fprintf(stderr, "%s: ops is NULL\n", fn);
-        return FERRY_FARM_ERR_ARG;
-    }
     int is_master = farm->rank == farm->master;
-    if ((is_master && ops->next == NULL) || ((!is_master || farm->size == 1) && ops->work == NULL)) {
+    int ok = 1, all_ok = 0;
+    if (ops == NULL) {
+        fprintf(stderr, "%s: ops is NULL (rank %d)\n", fn, farm->rank);
+        ok = 0;
+    } else if ((is_master && ops->next == NULL) ||
+               ((!is_master || farm->size == 1) && ops->work == NULL)) {
         fprintf(stderr, "%s: ops->%s is NULL (rank %d, the %s)\n", fn,
                 is_master && ops->next == NULL ? "next" : "work", farm->rank,
                 is_master ? "master" : "worker");
-        return FERRY_FARM_ERR_ARG;
+        ok = 0;
     }
+    /* All ranks agree first: a master that gave up would leave the workers waiting for items,
+     * a worker that gave up the master waiting for results. */
+    int rc = check_mpi(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, farm->comm), fn,
+                       "MPI_Allreduce");
+    if (rc != FERRY_FARM_OK)
+        return rc;
+    if (!all_ok)
+        return FERRY_FARM_ERR_ARG;
     farm->ended = farm->stopping = farm->err = 0;
     farm->inflight_total = 0;
     farm->last_result = 0;

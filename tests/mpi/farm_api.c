@@ -7,7 +7,7 @@
  * is handed out again, to another worker when there is one), and the polling master with a
  * tick. With 1 rank the master computes alone. A message of the program's own on the same
  * communicator, with the farm's tags, is not taken by the farm. Bad arguments are refused with
- * an error code on every rank. */
+ * an error code on every rank (a callback missing on one rank too: no rank waits). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,5 +232,13 @@ int main(int argc, char **argv)
     CHECK(ferry_farm_create(MPI_COMM_WORLD, mt_size, NULL, &farm) == FERRY_FARM_ERR_ARG,
           "master out of range accepted");
     CHECK(ferry_farm_run(NULL, NULL, NULL) == FERRY_FARM_ERR_ARG, "run(NULL) accepted");
+    /* A callback missing on some ranks only: every rank is refused, none waits. */
+    CHECK(ferry_farm_create(MPI_COMM_WORLD, 0, NULL, &farm) == FERRY_FARM_OK, "create");
+    ferry_farm_ops_t partial = {next_cb, mt_rank == mt_size - 1 ? NULL : work_cb, NULL, NULL};
+    state_t *s = calloc(1, sizeof *s);
+    CHECK(ferry_farm_run(farm, &partial, s) == FERRY_FARM_ERR_ARG, "work NULL on the last rank "
+                                                                   "accepted");
+    free(s);
+    CHECK(ferry_farm_free(&farm) == FERRY_FARM_OK, "free");
     return mt_finish();
 }
