@@ -89,6 +89,14 @@ list_programs() {
     done
 }
 
+# What a program needs compiled along with it: apps/taskfarm is built on Ferry's task farm
+# (ferry/farm.h), standard MPI, compiled from source for every implementation alike.
+extra_sources() {
+    case $1 in
+    apps/taskfarm) echo "-I$ROOT/include $ROOT/src/farm/fy_farm.c" ;;
+    esac
+}
+
 selected() { [ -z "${ONLY:-}" ] || case " $ONLY " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 # Builds every program for one implementation. A program that fails to build is
@@ -114,7 +122,8 @@ build_impl() {
         [ "$lister" != list_programs ] || selected "$name" || continue
         mkdir -p "$(dirname "$bin/$name")"
         # shellcheck disable=SC2086
-        if "$cc" $CFLAGS -o "$bin/$name" "$src" -lm >>"$OUT/logs/build-$impl.log" 2>&1; then
+        if "$cc" $CFLAGS -o "$bin/$name" "$src" $(extra_sources "$name") -lm \
+            >>"$OUT/logs/build-$impl.log" 2>&1; then
             nok=$((nok + 1))
         else
             meta "buildfail_${impl}_$name" "failed (see logs/build-$impl.log)"

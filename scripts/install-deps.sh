@@ -4,13 +4,14 @@
 # `test`: also the reference MPIs (MPICH, Open MPI) for differential and interop tests, and
 # python3-venv for the mpi4py test, and Slurm with munge (tests/slurm: the tests start the daemons
 # themselves, with their own configuration); `bench`: those and iperf3 (the link's limit between
-# the test hosts, bench/hosts.sh). Does nothing for packages already present.
+# the test hosts, bench/hosts.sh) and GNU parallel (bench/farm.sh compares ferry farm with it).
+# Does nothing for packages already present.
 set -e
 want="build-essential cmake ninja-build python3 pkg-config libpmix-dev"
 slurm="slurmctld slurmd slurm-client munge"
 case "${1:-build}" in
   test) want="$want mpich libmpich-dev openmpi-bin libopenmpi-dev python3-venv python3-pip $slurm" ;;
-  bench) want="$want mpich libmpich-dev openmpi-bin libopenmpi-dev python3-venv python3-pip $slurm iperf3" ;;
+  bench) want="$want mpich libmpich-dev openmpi-bin libopenmpi-dev python3-venv python3-pip $slurm iperf3 parallel" ;;
 esac
 missing=""
 for p in $want; do

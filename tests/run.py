@@ -129,8 +129,9 @@ class Test:
 class Program:
     """One tests/mpi/<name>.c compiled for one build."""
 
-    def __init__(self, name, src, exe, cc_argv, deps):
+    def __init__(self, name, src, exe, cc_argv, deps, libs=()):
         self.name = name
+        self.libs = list(libs)      # -lNAME for each link=NAME of its testlist lines
         self.src = src
         self.exe = exe
         self.cc_argv = cc_argv
@@ -140,7 +141,7 @@ class Program:
         self.rebuilt = False
 
     def command(self):
-        return self.cc_argv + ["-o", self.exe, self.src]
+        return self.cc_argv + ["-o", self.exe, self.src] + self.libs
 
     def up_to_date(self):
         stamp = self.exe + ".cmd"
@@ -181,7 +182,7 @@ class Program:
 
 
 def parse_testlist(path):
-    """Yield (lineno, name, nprocs, env dict, timeout) for each line of the list."""
+    """Yield (lineno, name, nprocs, env dict, timeout, libs) for each line of the list."""
     with open(path) as f:
         for lineno, line in enumerate(f, 1):
             line = line.split("#", 1)[0].strip()
@@ -190,16 +191,18 @@ def parse_testlist(path):
             words = line.split()
             if len(words) < 2 or not words[1].isdigit():
                 raise SystemExit(f"{path}:{lineno}: expected 'name nprocs [env=K=V]... [timeout=S]'")
-            env, timeout = {}, DEFAULT_TIMEOUT
+            env, timeout, libs = {}, DEFAULT_TIMEOUT, []
             for w in words[2:]:
                 if w.startswith("env=") and "=" in w[4:]:
                     k, v = w[4:].split("=", 1)
                     env[k] = v
                 elif w.startswith("timeout="):
                     timeout = float(w[8:])
+                elif w.startswith("link=") and len(w) > 5:
+                    libs.append("-l" + w[5:])   # a library of the build (e.g. ferry_farm)
                 else:
                     raise SystemExit(f"{path}:{lineno}: unknown word '{w}'")
-            yield lineno, words[0], int(words[1]), env, timeout
+            yield lineno, words[0], int(words[1]), env, timeout, libs
 
 
 def library_deps(build):
@@ -252,12 +255,14 @@ def collect(args):
         cc_argv = mpicc + COMPILE_FLAGS + (ASAN_FLAGS if asan else [])
         deps = [] if override else library_deps(build)
         deps += [os.path.join(MPI_DIR, f) for f in os.listdir(MPI_DIR) if f.endswith(".h")]
-        for _, name, nprocs, tenv, timeout in parse_testlist(TESTLIST):
+        for _, name, nprocs, tenv, timeout, libs in parse_testlist(TESTLIST):
+            if libs and override:
+                continue    # a Ferry library: not there for another MPI
             key = (build, name)
             if key not in programs:
                 src = os.path.join(MPI_DIR, name + ".c")
                 exe = os.path.join(build, "tests", "mpi", name)
-                programs[key] = Program(name, src, exe, cc_argv, [src] + deps)
+                programs[key] = Program(name, src, exe, cc_argv, [src] + deps, libs)
             suffix = "".join(f",{k}={v}" for k, v in tenv.items())
             display = f"{prefix}mpi/{name}@{nprocs}{suffix}"
             argv = mpiexec + ["-n", str(nprocs), programs[key].exe]

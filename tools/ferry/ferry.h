@@ -4,6 +4,8 @@
 #define FERRY_TOOL_H
 
 int fy_tool_info(int argc, char **argv);
+int fy_tool_farm(int argc, char **argv);      /* ferry_farm.c */
+int fy_tool_farm_rank(int argc, char **argv); /* ferry_farm_rank.c: under mpiexec */
 
 /* The hidden `_debug-*` subcommands the tests use in place of `ferry run --debug`
  * (ferry_debug_cmd.c). */

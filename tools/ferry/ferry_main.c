@@ -1,5 +1,5 @@
 /* `ferry`: the front door to Ferry's tools. Subcommands: info, run (and _exec, run's per-rank
- * entry). */
+ * entry), farm (and _farm-rank, its ranks); _debug-* for the tests of run --debug. */
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +14,9 @@ static void usage(FILE *f)
                "       ferry run [mpiexec options] [compiler flags] prog.c [more.c] [-- args]\n"
                "                             compile (once, cached) and run a C/C++ MPI program\n"
                "                             (ferry run --help for more)\n"
+               "       ferry farm TASKFILE [mpiexec options] [--retries N] [--resume] ...\n"
+               "                             run each line of TASKFILE as a command over the\n"
+               "                             ranks of a job (ferry farm --help)\n"
                "       ferry --version\n");
 }
 
@@ -27,6 +30,10 @@ int main(int argc, char **argv)
         return fy_tool_info(argc - 1, argv + 1);
     if (argc >= 2 && strncmp(argv[1], "_debug-", 7) == 0)
         return fy_tool_debug(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "farm") == 0)
+        return fy_tool_farm(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "_farm-rank") == 0)
+        return fy_tool_farm_rank(argc - 1, argv + 1);
     if (argc == 2 && strcmp(argv[1], "--version") == 0) {
         printf("ferry %s\n", FY_VERSION);
         return 0;
