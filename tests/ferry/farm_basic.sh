@@ -5,7 +5,7 @@
 # file with its line number, host and rank, and the exit status is 0. The same file on 1 rank
 # (rank 0 runs the tasks itself). --dry-run lists the tasks and runs nothing. A task's
 # stdout passes through; with --output DIR it goes to DIR/TASK.out and .err. On a terminal a
-# live progress line shows (not with --quiet).
+# live progress line shows (not with --quiet). An MPI program as a task runs as its own job.
 set -u
 . "$FY_SRC/tests/ferry/farm_common.inc"
 
@@ -68,6 +68,15 @@ if command -v script >/dev/null; then
 else
     echo "note: script(1) missing: the terminal progress line is not checked"
 fi
+
+# A task that is itself an MPI program starts as a job of its own (a singleton, or under its
+# own mpiexec), not as a member of the farm's job: the launcher's per-rank variables (PMI_FD,
+# PMI_RANK, ...) are not passed to tasks.
+"$FY_BUILD/bin/mpicc" -O1 -o cpi "$FY_SRC/examples/cpi.c" -lm || err "cpi does not compile"
+printf './cpi > mpi_1\n%s -n 2 ./cpi > mpi_2\n' "$FY_BUILD/bin/mpiexec" > mpi.txt
+"$F" farm mpi.txt -n 3 --results mpi.csv > mpi.out 2> mpi.err || err "MPI tasks: exit $?: $(cat mpi.err)"
+grep -q '(10000000 intervals, 1 ranks' mpi_1 || err "MPI task as a singleton: $(cat mpi_1) $(cat mpi.err)"
+grep -q '(10000000 intervals, 2 ranks' mpi_2 || err "MPI task under mpiexec: $(cat mpi_2) $(cat mpi.err)"
 
 [ "$fail" = 0 ] && echo "PASS"
 exit $fail

@@ -232,8 +232,21 @@ static int spawn_task(char **argv, char **envp, const char *out_path, const char
     return 0;
 }
 
-/* environ with `extra` (NAME=VALUE strings, NULL-terminated) in place of the same names. Built
- * before vfork: the child may not allocate. */
+/* The variables the launcher gives a rank to join its job (PMI connection, rank, host, secret).
+ * A task is not that rank: an MPI program run as a task (`../nbody 1000 > out_3`) must start as
+ * a job of its own (a singleton, or its own mpiexec), not try to join the farm's. */
+static int launcher_var(const char *v)
+{
+    static const char *const prefixes[] = {"PMI_", "PMIX_", "FY_", "MPI_LOCALRANKID=",
+                                           "MPI_LOCALNRANKS="};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(v, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
+/* environ without the launcher's variables, with `extra` (NAME=VALUE strings, NULL-terminated)
+ * in place of the same names. Built before vfork: the child may not allocate. */
 static char **task_env(char *const *extra)
 {
     size_t n = 0, k = 0;
@@ -251,7 +264,7 @@ static char **task_env(char *const *extra)
             size_t len = strcspn(extra[j], "=") + 1;
             replaced = strncmp(environ[i], extra[j], len) == 0;
         }
-        if (!replaced)
+        if (!replaced && !launcher_var(environ[i]))
             env[m++] = environ[i];
     }
     for (size_t j = 0; j < k; j++)
