@@ -47,6 +47,10 @@ void chk_watch_start(int world_rank, int world_size);
  * (an intercommunicator: both groups). */
 void chk_watch_comm(uint64_t id, int n, const int *world_ranks);
 
+/* The communicator's MPI name (MPI_Comm_get_name at its creation, and MPI_Comm_set_name), for
+ * the reports: "MPI_COMM_WORLD" rather than "comm #1". After chk_watch_comm for the same id. */
+void chk_watch_comm_name(uint64_t id, const char *name);
+
 /* Entering a call that may block: `call` is the MPI function's name (static storage), `ra` the
  * caller's return address (resolved to file:line only when the block is reported), `all` true
  * when every item must complete (MPI_Waitall), false when one is enough (MPI_Waitany, _some).
@@ -58,7 +62,8 @@ void chk_watch_unblock(void);
 
 /* True once the server reported a potential deadlock that involves this rank's current block:
  * the wrapper then stops waiting for its CHK_W_SYNC items (their requests complete later,
- * chk_watch_stop waits for them) and returns. Reset by the next chk_watch_block. */
+ * chk_watch_stop waits for them) and returns. Reset by the next chk_watch_block (the release
+ * names the block's sequence number, so a late one never touches the next block). */
 bool chk_watch_released(void);
 
 /* The rank is in MPI_Finalize and will make no other MPI call: what it still waits for there is
