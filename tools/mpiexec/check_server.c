@@ -148,8 +148,9 @@ static int find_library(char *out, size_t len)
         *slash = '\0';
     snprintf(out, len, "%s/lib/libferry_check.so", slash != NULL ? self : "..");
     if (access(out, R_OK) != 0) {
-        fprintf(stderr, FY_MPX_PROG ": --check: the checker library '%s' is missing (%s); it is "
-                "installed in the lib directory beside mpiexec's bin\n", out, strerror(errno));
+        fprintf(stderr, FY_MPX_PROG ": --check needs the checker library '%s': %s (it is "
+                "installed in the lib directory next to mpiexec's bin directory)\n", out,
+                strerror(errno));
         return -1;
     }
     return 0;
