@@ -62,7 +62,7 @@ echo "cycle of 4: reported after $(report_secs cycle4) s of blocking; mpiexec ra
 run coll -n 2 "$PWD/watch_fake" coll
 expect_status coll 3
 expect_line coll "  rank 0: MPI_Barrier on MPI_COMM_WORLD (its collective #1 there) at $(loc coll0)"
-expect_line coll "  rank 1: MPI_Recv from rank 0, tag 7, MPI_COMM_WORLD at $(loc coll1)"
+expect_line coll "  rank 1: MPI_Recv from rank 0, tag 7, my_world at $(loc coll1)"
 expect_line coll "  wait-for cycle: 0 -> 1 -> 0"
 
 # Waiting on a rank that finished.

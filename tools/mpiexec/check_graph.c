@@ -119,6 +119,9 @@ static int partner_waits(const fy_chk_job_t *J, int i, const fy_chk_item_t *it, 
 static int in_same_coll(const fy_chk_job_t *J, int j, const fy_chk_item_t *it)
 {
     const fy_chk_rank_t *rj = &J->r[j];
+    /* A rank that said goodbye is through MPI_Finalize: one still in it does not wait for it. */
+    if (rj->state == FY_CHK_FINISHED && strcmp(it->coll, "MPI_Finalize") == 0)
+        return 1;
     if (rj->state != FY_CHK_BLOCKED)
         return 0;
     for (int k = 0; k < rj->nitems; k++) {
@@ -357,6 +360,8 @@ void fy_chk_comm_label(const fy_chk_job_t *J, uint64_t id, char *out, size_t len
     const fy_chk_comm_t *c = fy_chk_comm_find(J, id);
     if (c != NULL && c->name[0] != '\0')
         snprintf(out, len, "%s", c->name);
+    else if (id == 0)
+        snprintf(out, len, "MPI_COMM_WORLD"); /* the wrappers' id for it (chk_watch.h) */
     else
         snprintf(out, len, "comm #%" PRIu64, id);
 }

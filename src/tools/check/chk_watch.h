@@ -33,7 +33,8 @@ typedef struct chk_item {
     int kind;       /* enum chk_wait_kind */
     int peer;       /* world rank, -1 for any */
     int tag;        /* -1 for any */
-    uint64_t comm;  /* the communicator's id: equal on every member (chk_watch_comm) */
+    uint64_t comm;  /* the communicator's id: equal on every member (chk_watch_comm); 0 is
+                       MPI_COMM_WORLD's, named so in reports without chk_watch_comm_name */
     const char *coll; /* CHK_W_COLL: the MPI function's name ("MPI_Bcast"); static storage */
     uint64_t seq;   /* CHK_W_COLL: the collective's number on `comm` on this rank */
 } chk_item_t;

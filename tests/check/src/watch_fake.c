@@ -4,7 +4,8 @@
  *
  *   watch_fake MODE
  *   cycle     rank r waits in MPI_Recv from r+1 (mod size): a deadlock
- *   coll      rank 0 in MPI_Barrier, the others in MPI_Recv from rank 0: a deadlock
+ *   coll      rank 0 in MPI_Barrier, the others in MPI_Recv from rank 0 (on a communicator
+ *             named my_world): a deadlock
  *   sync      ranks pair up (0-1, 2-3...) and wait in MPI_Send for each other with the sends
  *             buffered (CHK_W_SYNC), twice from the same place: one potential deadlock
  *             reported, both released each time; prints "released N" per round
@@ -26,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define WORLD 1 /* the id we give MPI_COMM_WORLD */
+#define WORLD 0 /* MPI_COMM_WORLD's id (chk_watch.h) */
 
 static int rank, size;
 
@@ -112,7 +113,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < size; i++)
         world[i] = i;
     chk_watch_comm(WORLD, size, world);
-    chk_watch_comm_name(WORLD, "MPI_COMM_WORLD");
+    chk_watch_comm(7, size, world); /* a duplicate of the world, named */
+    chk_watch_comm_name(7, "my_world");
     free(world);
 
     if (strcmp(mode, "cycle") == 0) {
@@ -123,6 +125,7 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "coll") == 0) {
         chk_item_t it = item(CHK_W_RECV, 0, 7);
+        it.comm = 7;
         if (rank == 0) {
             it = (chk_item_t){.kind = CHK_W_COLL, .peer = -1, .tag = -1, .comm = WORLD,
                               .coll = "MPI_Barrier", .seq = 1};
