@@ -60,7 +60,7 @@
 #define STABLE_MS 1000     /* every live rank blocked, nothing changed: then we ask */
 #define ASK_MS 3000        /* answers later than this: ask again after the next quiet second */
 #define HANDSHAKE_MS 5000  /* to authenticate after connecting */
-#define PEND_MAX 16        /* connections authenticating at once */
+#define PEND_MAX 256       /* connections authenticating at once; more wait in the backlog */
 #define LINE_MAX_BYTES (1 << 20) /* a communicator of FY_MPX_MAX_RANKS ranks fits */
 #define REPORT_RANKS 16    /* ranks listed in a report */
 #define MAX_REFUSED_LOGGED 5
@@ -219,6 +219,13 @@ int fy_mpx_check_setup(fy_mpx_opts_t *o, int remote, const char *iface, int all_
     return 0;
 }
 
+static void stop_listening(void)
+{
+    for (int i = 0; i < S.ls.nlfd; i++)
+        close(S.ls.lfd[i]);
+    S.ls.nlfd = 0;
+}
+
 static void conn_close(conn_t *c)
 {
     if (c->fd >= 0)
@@ -234,8 +241,7 @@ void fy_mpx_check_close(void)
 {
     if (!S.on)
         return;
-    for (int i = 0; i < S.ls.nlfd; i++)
-        close(S.ls.lfd[i]);
+    stop_listening();
     for (int i = 0; i < PEND_MAX; i++)
         conn_close(&S.pend[i]);
     for (int r = 0; r < S.J.size; r++) {
@@ -291,24 +297,39 @@ static void say(conn_t *c, const char *line)
     }
 }
 
+static conn_t *free_pending(void)
+{
+    for (int i = 0; i < PEND_MAX; i++)
+        if (S.pend[i].fd < 0)
+            return &S.pend[i];
+    return NULL;
+}
+
 static void accept_all(int lfd)
 {
-    for (;;) {
+    conn_t *c;
+    while ((c = free_pending()) != NULL) {
         struct sockaddr_storage ss;
         socklen_t sl = sizeof(ss);
         int fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0)
+        if (fd < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return;
-        conn_t *c = NULL;
-        for (int i = 0; i < PEND_MAX && c == NULL; i++)
-            if (S.pend[i].fd < 0)
-                c = &S.pend[i];
-        if (c == NULL || getrandom(c->nonce, sizeof(c->nonce), 0) != (ssize_t)sizeof(c->nonce)) {
-            close(fd); /* too many at once: the rank tries once, and goes without the watch */
+        if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
             continue;
+        if (fd < 0) {
+            /* Out of descriptors, most likely: the ranks not yet in go without the watch (they
+             * say so), and no deadlock can be judged any more; the job itself goes on. */
+            fprintf(stderr, "ferry check: cannot accept more ranks (%s); deadlocks will not be "
+                    "found in this job\n", strerror(errno));
+            stop_listening();
+            S.done = 1;
+            return;
         }
         *c = (conn_t){.fd = fd, .rank = -1, .deadline = fy_mpx_now_ms() + HANDSHAKE_MS};
-        getrandom(c->nonce, sizeof(c->nonce), 0);
+        if (getrandom(c->nonce, sizeof(c->nonce), 0) != (ssize_t)sizeof(c->nonce)) {
+            conn_close(c);
+            continue;
+        }
         char host[INET6_ADDRSTRLEN] = "?";
         int port = 0;
         if (ss.ss_family == AF_INET) {
@@ -376,12 +397,13 @@ static void on_auth(conn_t *c, const char *line)
         refuse(c, "wrong key");
         return;
     }
-    if (size != S.J.size || rank < 0 || rank >= S.J.size) {
-        refuse(c, "a rank or size not of this job");
-        return;
-    }
-    if (S.rc[rank].fd >= 0 || S.J.r[rank].state != FY_CHK_RUNNING) {
-        refuse(c, "that rank is connected already");
+    if (size != S.J.size || rank < 0 || rank >= S.J.size || S.rc[rank].fd >= 0 ||
+        S.J.r[rank].state != FY_CHK_RUNNING) {
+        /* It knows the key: processes the job started with MPI_Comm_spawn (another world),
+         * or a program that ran MPI twice. The watch covers the job's first world only; they
+         * go without it, quietly. */
+        say(c, "NO\n");
+        conn_close(c);
         return;
     }
     /* Moves to the rank's place, with what it has sent after AUTH. */
@@ -733,7 +755,8 @@ static int hk_slots(void)
 static int hk_add(struct pollfd *pfd)
 {
     int n = 0;
-    for (int i = 0; i < S.ls.nlfd; i++) {
+    /* With every handshake slot taken, new connections wait in the listen backlog. */
+    for (int i = 0; i < S.ls.nlfd && free_pending() != NULL; i++) {
         pfd[n] = (struct pollfd){.fd = S.ls.lfd[i], .events = POLLIN};
         S.kind[n] = W_LISTEN;
         S.idx[n++] = i;

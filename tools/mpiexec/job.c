@@ -330,7 +330,7 @@ static int stdio_open(void)
     return stdin_ok;
 }
 
-/* We hold four descriptors per rank: large jobs need more than the usual soft limit of 1024.
+/* We hold four descriptors per rank (five with --check): large jobs need more than the usual soft limit of 1024.
  * The ranks get the original limit back (spawn.c). */
 static void raise_fd_limit(fy_mpx_job_t *job)
 {
@@ -339,7 +339,7 @@ static void raise_fd_limit(fy_mpx_job_t *job)
         return;
     job->nofile = rl;
     job->nofile_saved = 1;
-    rlim_t need = 64 + 4 * (rlim_t)job->opts->np;
+    rlim_t need = 64 + (4 + (fy_mpx_check_hooks != NULL)) * (rlim_t)job->opts->np;
     if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
         rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);

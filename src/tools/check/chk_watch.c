@@ -606,8 +606,15 @@ static int join_server(const char *addr, const char *keyhex, int rank, int size,
     int len = snprintf(line, sizeof(line), "AUTH %d %d %ld %s\n", rank, size, (long)getpid(),
                        machex);
     W.fd = fd;
-    if (send_all(line, (size_t)len) != 0 || read_line(fd, line, sizeof(line), until) != 0 ||
-        strcmp(line, "OK\n") != 0) {
+    if (send_all(line, (size_t)len) == 0 && read_line(fd, line, sizeof(line), until) == 0 &&
+        strcmp(line, "NO\n") == 0) {
+        /* Not of the job's first world (a spawned one): the watch is off, quietly. */
+        W.fd = -1;
+        why[0] = '\0';
+        close(fd);
+        return -1;
+    }
+    if (strcmp(line, "OK\n") != 0) {
         W.fd = -1;
         snprintf(why, wlen, "the server at %s refused us (a wrong FERRY_CHECK_KEY?)", addr);
         close(fd);
@@ -633,8 +640,9 @@ void chk_watch_start(int world_rank, int world_size)
     int fd = join_server(addr, getenv("FERRY_CHECK_KEY"), world_rank, world_size, why,
                          sizeof(why));
     if (fd < 0) {
-        fprintf(stderr, "ferry check: rank %d: %s; deadlocks will not be found\n", world_rank,
-                why);
+        if (why[0] != '\0')
+            fprintf(stderr, "ferry check: rank %d: %s; deadlocks will not be found\n",
+                    world_rank, why);
         return;
     }
     if (pipe2(W.wake, O_CLOEXEC) != 0) {
