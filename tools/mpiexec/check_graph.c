@@ -430,7 +430,9 @@ void fy_chk_describe(const fy_chk_job_t *J, int i, char *out, size_t len)
     if (r->nitems == 1 && r->ntotal == 1) {
         const fy_chk_item_t *it = &r->items[0];
         /* "MPI_Barrier on X", not "MPI_Barrier MPI_Barrier on X". */
-        if (it->kind == FY_CHK_COLL && strcmp(it->coll, r->call) == 0) {
+        if (it->kind == FY_CHK_COLL && strcmp(it->coll, "MPI_Finalize") == 0) {
+            /* Waits for ranks still short of it; nothing more to say. */
+        } else if (it->kind == FY_CHK_COLL && strcmp(it->coll, r->call) == 0) {
             char comm[96];
             fy_chk_comm_label(J, it->comm, comm, sizeof(comm));
             ADD(" on %s (its collective #%" PRIu64 " there)", comm, it->seq);

@@ -39,7 +39,8 @@ int main(int argc, char **argv)
         MPI_Request rq[2];
         MPI_Irecv(in, BIG, MPI_CHAR, (rank + size - 1) % size, 1, MPI_COMM_WORLD, &rq[0]);
         MPI_Isend(out, BIG, MPI_CHAR, (rank + 1) % size, 1, MPI_COMM_WORLD, &rq[1]);
-        MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+        MPI_Status st[2];
+        MPI_Waitall(2, rq, st);
         errs += in[BIG - 1] != (char)(((rank + size - 1) % size) & 0xff);
         MPI_Sendrecv(out, BIG, MPI_CHAR, (rank + 1) % size, 2, in, BIG, MPI_CHAR,
                      (rank + size - 1) % size, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
