@@ -89,6 +89,7 @@ static struct server {
     fy_chk_result_t res;
     long long last_change;
     unsigned long changes, judged; /* state changes, and the count last judged */
+    unsigned long quick;           /* the count last looked at for a known potential deadlock */
     int asking;
     long long ask_until;
     char *answered;
@@ -850,8 +851,10 @@ static long long hk_tick(fy_mpx_job_t *job, long long now)
         at = S.ask_until;
     } else {
         /* Before the quiet second: only a potential deadlock seen before is released now. */
-        if (S.npkeys > 0)
+        if (S.npkeys > 0 && S.quick != S.changes) {
+            S.quick = S.changes;
             judge(job, now, 0);
+        }
         at = S.last_change + STABLE_MS;
     }
     return wake < 0 || at < wake ? at : wake;

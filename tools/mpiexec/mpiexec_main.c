@@ -147,8 +147,8 @@ static void usage(FILE *f)
                "LSF (LSB_DJOB_HOSTFILE, LSB_MCPU_HOSTS); -n defaults to all its slots.\n\n"
                "Exit status: 0 if every rank exits 0, else that of the first rank to fail\n"
                "(128+N for signal N), the code given to MPI_Abort (modulo 256, as exit() does),\n"
-               "124 on timeout, 3 when --check found a deadlock, 1 on usage errors, 127 if the program is not found, 126 if it\n"
-               "cannot be executed.\n");
+               "124 on timeout, 3 when --check found a deadlock, 1 on usage errors, 127 if\n"
+               "the program is not found, 126 if it cannot be executed.\n");
 }
 
 static __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...)
