@@ -120,17 +120,35 @@ static int add_var(fy_mpx_env_t *e, const char *name, const char *value)
     return 0;
 }
 
-/* The user's LD_PRELOAD for the ranks: from -genv/-x if given there, else ours. */
-static const char *user_preload(const fy_mpx_opts_t *o, int *at)
+/* The user's value of a variable for the ranks: from -genv/-x if given there (*at its index),
+ * else ours. */
+static const char *user_value(const fy_mpx_opts_t *o, const char *name, int *at)
 {
+    size_t len = strlen(name);
     *at = -1;
     for (int i = o->env.n - 1; i >= 0; i--)
-        if (strncmp(o->env.var[i], "LD_PRELOAD=", 11) == 0) {
+        if (strncmp(o->env.var[i], name, len) == 0 && o->env.var[i][len] == '=') {
             *at = i;
-            return o->env.var[i] + 11;
+            return o->env.var[i] + len + 1;
         }
-    const char *p = o->env_none ? NULL : getenv("LD_PRELOAD");
-    return p;
+    return o->env_none ? NULL : getenv(name);
+}
+
+static void drop_var(fy_mpx_env_t *e, int at)
+{
+    free(e->var[at]);
+    memmove(&e->var[at], &e->var[at + 1], sizeof(char *) * (size_t)(e->n - at - 1));
+    e->n--;
+}
+
+/* Sets name=value for the ranks in place of the user's -genv of it, if any. */
+static int set_var(fy_mpx_env_t *e, int at, const char *name, const char *value)
+{
+    if (add_var(e, name, value) != 0)
+        return -1;
+    if (at >= 0)
+        drop_var(e, at);
+    return 0;
 }
 
 static int find_library(char *out, size_t len)
@@ -183,19 +201,25 @@ int fy_mpx_check_setup(fy_mpx_opts_t *o, int remote, const char *iface, int all_
     for (int i = 0; i < 32; i++)
         snprintf(keyhex + 2 * i, 3, "%02x", S.key[i]);
     snprintf(addr, sizeof(addr), "%s:%d", S.ls.addrs, S.ls.port);
-    int at;
-    const char *user = user_preload(o, &at);
-    char *preload;
-    if (asprintf(&preload, "%s%s%s", lib, user && *user ? ":" : "", user ? user : "") < 0)
+    /* Ours first, the user's after it. A program built with AddressSanitizer (ferry run
+     * --debug) refuses to start when its runtime is not the first library loaded; it works
+     * with ours in front, so it is told not to check. */
+    int at, asan_at;
+    const char *user = user_value(o, "LD_PRELOAD", &at);
+    char *preload = NULL, *asan = NULL;
+    const char *uasan = user_value(o, "ASAN_OPTIONS", &asan_at);
+    if (asprintf(&preload, "%s%s%s", lib, user && *user ? ":" : "", user ? user : "") < 0 ||
+        asprintf(&asan, "%s%sverify_asan_link_order=0", uasan ? uasan : "",
+                 uasan && *uasan ? ":" : "") < 0)
         return -1;
-    int rc = add_var(&o->env, "LD_PRELOAD", preload) | add_var(&o->env, "FERRY_CHECK_ADDR", addr) |
-             add_var(&o->env, "FERRY_CHECK_KEY", keyhex);
-    free(preload);
-    if (at >= 0) { /* the -genv LD_PRELOAD is in ours now */
-        free(o->env.var[at]);
-        memmove(&o->env.var[at], &o->env.var[at + 1], sizeof(char *) * (size_t)(o->env.n - at - 1));
-        o->env.n--;
+    int rc = set_var(&o->env, at, "LD_PRELOAD", preload);
+    if (uasan == NULL || strstr(uasan, "verify_asan_link_order") == NULL) {
+        user_value(o, "ASAN_OPTIONS", &asan_at); /* the index may have moved */
+        rc |= set_var(&o->env, asan_at, "ASAN_OPTIONS", asan);
     }
+    rc |= add_var(&o->env, "FERRY_CHECK_ADDR", addr) | add_var(&o->env, "FERRY_CHECK_KEY", keyhex);
+    free(preload);
+    free(asan);
     S.J.size = o->np;
     S.J.r = calloc((size_t)o->np, sizeof(*S.J.r));
     S.rc = calloc((size_t)o->np, sizeof(*S.rc));
