@@ -235,6 +235,37 @@ static int test_any_source(void)
     return 0;
 }
 
+static int test_one_message_one_receive(void)
+{
+    /* Rank 0 in a Waitall on three wildcard receives, rank 1 in a buffered send to it: the
+     * send's receive is posted, so the server lets it go (an MPI_Ssend would complete), but it
+     * completes one of the receives, not three. */
+    reset(2);
+    for (int k = 0; k < 3; k++)
+        add(0, "MPI_Waitall", FY_CHK_RECV, -1, -1);
+    add(1, "MPI_Send", FY_CHK_SYNC, 0, 100);
+    fy_chk_pair(&J);
+    CHECK(items[0][0].paired && !items[0][1].paired && !items[0][2].paired && items[1][0].paired);
+    CHECK_EQ(fy_chk_matched_sync(&J, release), 1);
+    CHECK(!release[0] && release[1]);
+    fy_chk_analyze(&J, &res);
+    CHECK_EQ(res.verdict, FY_CHK_PROGRESS);
+    /* Rank 1 gone (it finished after its sends): the Waitall can never complete. */
+    ranks[1].state = FY_CHK_FINISHED;
+    fy_chk_analyze(&J, &res);
+    CHECK_EQ(res.verdict, FY_CHK_DEADLOCK);
+    CHECK_EQ(fy_chk_matched_sync(&J, release), 0);
+    /* Two senders, two receives from specific ranks in the other order. */
+    reset(3);
+    add(0, "MPI_Waitall", FY_CHK_RECV, 2, 0);
+    add(0, "MPI_Waitall", FY_CHK_RECV, 1, 0);
+    add(1, "MPI_Send", FY_CHK_SYNC, 0, 0);
+    add(2, "MPI_Ssend", FY_CHK_SEND, 0, 0);
+    fy_chk_pair(&J);
+    CHECK(items[0][0].paired && items[0][1].paired && items[1][0].paired && items[2][0].paired);
+    return 0;
+}
+
 static int test_other(void)
 {
     /* OTHER waits on everyone: stuck only when all are. */
@@ -256,6 +287,7 @@ static const unit_case_t cases[] = {
     {"collectives", test_collectives},
     {"and_or", test_and_or},
     {"any_source", test_any_source},
+    {"one_message_one_receive", test_one_message_one_receive},
     {"other", test_other},
 };
 

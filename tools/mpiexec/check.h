@@ -18,6 +18,7 @@ typedef struct fy_chk_item {
     uint64_t comm;
     uint64_t seq;  /* FY_CHK_COLL: the collective's number on comm */
     char coll[32]; /* FY_CHK_COLL: the MPI function */
+    int paired;    /* fy_chk_pair: a blocked send meets this blocked receive, or the reverse */
 } fy_chk_item_t;
 
 enum fy_chk_state {
@@ -77,8 +78,14 @@ typedef struct fy_chk_result {
 const fy_chk_comm_t *fy_chk_comm_find(const fy_chk_job_t *J, uint64_t id);
 /* Records a communicator's members (the first announcement of an id wins); 0 or -1 (memory). */
 int fy_chk_comm_add(fy_chk_job_t *J, uint64_t id, int n, const int *ranks);
-/* Judges the job as it stands; res's arrays hold J->size entries (ncycle up to size). */
-void fy_chk_analyze(const fy_chk_job_t *J, fy_chk_result_t *res);
+/* Pairs each blocked receive with a blocked send that meets it (items' `paired`). */
+void fy_chk_pair(fy_chk_job_t *J);
+/* After fy_chk_pair: release[r] for ranks waiting in a buffered send whose receive is posted
+ * (paired): the checker holds them, an MPI_Ssend would complete. Returns how many. */
+int fy_chk_matched_sync(const fy_chk_job_t *J, char *release);
+/* Judges the job as it stands (pairs first); res's arrays hold J->size entries (ncycle up to
+ * size). */
+void fy_chk_analyze(fy_chk_job_t *J, fy_chk_result_t *res);
 /* One line about rank r's wait ("MPI_Recv from rank 1, tag 0, MPI_COMM_WORLD at ring.c:21"). */
 void fy_chk_describe(const fy_chk_job_t *J, int r, char *out, size_t len);
 /* The communicator's name for messages: its MPI name, else "comm #id". */

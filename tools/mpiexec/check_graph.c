@@ -2,8 +2,8 @@
  *
  * The server calls fy_chk_analyze once every live rank has been blocked, unchanged, for a while.
  * Nobody runs then, so a wait can only complete if its partner is already waiting for it:
- * a receive and a send (or a buffered standard send, CHK_W_SYNC) that match, or every member
- * of a communicator in the same collective. Such a wait makes its rank "free"; a rank whose
+ * a receive and a send (or a buffered standard send, CHK_W_SYNC) that match (fy_chk_pair: one
+ * message for one receive), or every member of a communicator in the same collective. Such a wait makes its rank "free"; a rank whose
  * wait names a free rank may be freed in turn (the free rank, once it runs, may send what it
  * waits for), and so on to a fixed point. Any free rank: progress is possible (a large
  * transfer in flight) and nothing is reported. None: the same again with every CHK_W_SYNC item
@@ -94,26 +94,56 @@ static int in_comm(const fy_chk_job_t *J, uint64_t comm, int r)
     return 0;
 }
 
-/* Rank j (blocked) has an item that meets `it` of rank i: a send to i it receives, or the
- * receive that takes i's send. */
-static int partner_waits(const fy_chk_job_t *J, int i, const fy_chk_item_t *it, int j)
+/* Does the send item o of rank j meet the receive item it of rank i? */
+static int meets(const fy_chk_job_t *J, int i, const fy_chk_item_t *it, int j,
+                 const fy_chk_item_t *o)
 {
-    const fy_chk_rank_t *rj = &J->r[j];
-    if (j == i || rj->state != FY_CHK_BLOCKED)
-        return 0;
-    for (int k = 0; k < rj->nitems; k++) {
-        const fy_chk_item_t *o = &rj->items[k];
-        if (o->comm != it->comm)
+    return (o->kind == FY_CHK_SEND || o->kind == FY_CHK_SYNC) && o->peer == i &&
+           o->comm == it->comm && (it->peer == j || (it->peer < 0 && in_comm(J, it->comm, j))) &&
+           (it->tag < 0 || it->tag == o->tag);
+}
+
+void fy_chk_pair(fy_chk_job_t *J)
+{
+    for (int i = 0; i < J->size; i++)
+        for (int k = 0; k < J->r[i].nitems; k++)
+            J->r[i].items[k].paired = 0;
+    /* Receivers by rank, each one's receives in the order of its wait, senders by rank: one
+     * message for one receive (a buffered send seen by a Waitall on many wildcard receives
+     * completes one of them, not all). */
+    for (int i = 0; i < J->size; i++) {
+        fy_chk_rank_t *ri = &J->r[i];
+        if (ri->state != FY_CHK_BLOCKED)
             continue;
-        if (it->kind == FY_CHK_RECV && (o->kind == FY_CHK_SEND || o->kind == FY_CHK_SYNC) &&
-            o->peer == i && (it->tag < 0 || it->tag == o->tag))
-            return 1;
-        if ((it->kind == FY_CHK_SEND || it->kind == FY_CHK_SYNC) && o->kind == FY_CHK_RECV &&
-            (o->peer == i || (o->peer < 0 && in_comm(J, o->comm, i))) &&
-            (o->tag < 0 || o->tag == it->tag))
-            return 1;
+        for (int k = 0; k < ri->nitems; k++) {
+            fy_chk_item_t *it = &ri->items[k];
+            if (it->kind != FY_CHK_RECV)
+                continue;
+            for (int j = 0; j < J->size && !it->paired; j++) {
+                fy_chk_rank_t *rj = &J->r[j];
+                if (j == i || rj->state != FY_CHK_BLOCKED)
+                    continue;
+                for (int m = 0; m < rj->nitems && !it->paired; m++) {
+                    if (!rj->items[m].paired && meets(J, i, it, j, &rj->items[m]))
+                        it->paired = rj->items[m].paired = 1;
+                }
+            }
+        }
     }
-    return 0;
+}
+
+int fy_chk_matched_sync(const fy_chk_job_t *J, char *release)
+{
+    int n = 0;
+    for (int i = 0; i < J->size; i++) {
+        const fy_chk_rank_t *r = &J->r[i];
+        release[i] = 0;
+        for (int k = 0; r->state == FY_CHK_BLOCKED && k < r->nitems; k++)
+            if (r->items[k].kind == FY_CHK_SYNC && r->items[k].paired)
+                release[i] = 1;
+        n += release[i];
+    }
+    return n;
 }
 
 static int in_same_coll(const fy_chk_job_t *J, int j, const fy_chk_item_t *it)
@@ -132,7 +162,9 @@ static int in_same_coll(const fy_chk_job_t *J, int j, const fy_chk_item_t *it)
     return 0;
 }
 
-/* Can rank i's item complete with nobody else moving? */
+/* Can rank i's item complete with nobody else moving? A paired receive has its message; a
+ * paired send its receive; a paired buffered send is released by the server (its receive is
+ * posted: an MPI_Ssend would complete too). */
 static int item_now(const fy_chk_job_t *J, int i, const fy_chk_item_t *it, int sync_done)
 {
     switch (it->kind) {
@@ -141,14 +173,7 @@ static int item_now(const fy_chk_job_t *J, int i, const fy_chk_item_t *it, int s
             return 1;
         /* fall through */
     case FY_CHK_SEND:
-        return is_live(J, it->peer) && partner_waits(J, i, it, it->peer);
-    case FY_CHK_RECV:
-        if (it->peer >= 0)
-            return is_live(J, it->peer) && partner_waits(J, i, it, it->peer);
-        for (int j = 0; j < J->size; j++)
-            if (partner_waits(J, i, it, j) && in_comm(J, it->comm, j))
-                return 1;
-        return 0;
+    case FY_CHK_RECV: return it->paired;
     case FY_CHK_COLL: {
         const int *m;
         int n = members(J, it->comm, &m);
@@ -316,7 +341,7 @@ out:
     free(path);
 }
 
-void fy_chk_analyze(const fy_chk_job_t *J, fy_chk_result_t *res)
+void fy_chk_analyze(fy_chk_job_t *J, fy_chk_result_t *res)
 {
     int n = J->size, blocked = 0;
     res->verdict = FY_CHK_NONE;
@@ -330,6 +355,7 @@ void fy_chk_analyze(const fy_chk_job_t *J, fy_chk_result_t *res)
     }
     if (blocked == 0)
         return;
+    fy_chk_pair(J);
     if (free_set(J, res->stuck, 0) > 0) {
         res->verdict = FY_CHK_PROGRESS;
         memset(res->stuck, 0, (size_t)n);

@@ -3,7 +3,8 @@
  *
  * The slot is written by the application's threads under a sequence lock (no system call: it
  * runs on every blocking call) and only read by the watch thread, which looks at it every
- * LOOK_MS. A block seen with the same sequence number for BLOCK_MS or more is sent once, with
+ * LOOK_MS. A block seen with the same sequence number for BLOCK_MS or more (a buffered send the
+ * checker holds, CHK_W_SYNC: at once) is sent once, with
  * its source location (the wrapper's return address, resolved by dladdr and addr2line in this
  * thread, cached per address); its end is sent when the number moves on. The thread blocks
  * every signal, makes no MPI call, and sleeps in poll() on the server's socket and a wake-up
@@ -408,7 +409,11 @@ static int look(void)
         W.watched = s.seq;
         W.since = now;
     }
-    if (!W.reported && now - W.since >= BLOCK_MS) {
+    /* A buffered send held by the checker is told at once: the server may release it. */
+    int sync = 0;
+    for (int i = 0; i < s.n && i < CHK_WATCH_MAX_ITEMS; i++)
+        sync |= s.items[i].kind == CHK_W_SYNC;
+    if (!W.reported && (sync || now - W.since >= BLOCK_MS)) {
         if (send_block(&s, now - W.since) != 0)
             return -1;
         W.reported = 1;
