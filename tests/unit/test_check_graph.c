@@ -266,6 +266,36 @@ static int test_one_message_one_receive(void)
     return 0;
 }
 
+static int test_posted_receives(void)
+{
+    /* MPI_Irecv from the previous rank; MPI_Send to the next one (held by the checker): each
+     * send's receive is posted, so this is no potential deadlock, and all are released. */
+    reset(3);
+    for (int r = 0; r < 3; r++) {
+        add(r, "MPI_Send", FY_CHK_SYNC, (r + 1) % 3, 0);
+        add(r, "MPI_Send", FY_CHK_POSTED, (r + 2) % 3, 0);
+    }
+    fy_chk_analyze(&J, &res);
+    CHECK_EQ(res.verdict, FY_CHK_PROGRESS);
+    CHECK_EQ(fy_chk_matched_sync(&J, release), 3);
+    char line[256];
+    fy_chk_describe(&J, 0, line, sizeof(line));
+    CHECK(strcmp(line, "MPI_Send to rank 1, tag 0, comm #1 (buffered, not yet received)") == 0);
+    /* Posted with another tag: the sends wait for each other. */
+    for (int r = 0; r < 3; r++)
+        items[r][1].tag = 5;
+    fy_chk_analyze(&J, &res);
+    CHECK_EQ(res.verdict, FY_CHK_POTENTIAL);
+    CHECK(release[0] && release[1] && release[2]);
+    /* A send to a rank the wrapper could not name is not judged. */
+    reset(2);
+    add(0, "MPI_Send", FY_CHK_SYNC, -1, 0);
+    add(1, "MPI_Send", FY_CHK_SYNC, 0, 0);
+    fy_chk_analyze(&J, &res);
+    CHECK_EQ(res.verdict, FY_CHK_PROGRESS);
+    return 0;
+}
+
 static int test_other(void)
 {
     /* OTHER waits on everyone: stuck only when all are. */
@@ -288,6 +318,7 @@ static const unit_case_t cases[] = {
     {"and_or", test_and_or},
     {"any_source", test_any_source},
     {"one_message_one_receive", test_one_message_one_receive},
+    {"posted_receives", test_posted_receives},
     {"other", test_other},
 };
 

@@ -9,7 +9,14 @@
 #include <stdint.h>
 
 /* What a blocked rank waits for (the wire's copy of chk_item_t, chk_watch.h). */
-enum fy_chk_kind { FY_CHK_RECV, FY_CHK_SEND, FY_CHK_SYNC, FY_CHK_COLL, FY_CHK_OTHER };
+enum fy_chk_kind {
+    FY_CHK_RECV,
+    FY_CHK_SEND,
+    FY_CHK_SYNC,
+    FY_CHK_COLL,
+    FY_CHK_OTHER,
+    FY_CHK_POSTED, /* not waited for: a receive posted earlier, which a send can match */
+};
 
 typedef struct fy_chk_item {
     int kind;

@@ -108,16 +108,29 @@ void fy_chk_pair(fy_chk_job_t *J)
     for (int i = 0; i < J->size; i++)
         for (int k = 0; k < J->r[i].nitems; k++)
             J->r[i].items[k].paired = 0;
-    /* Receivers by rank, each one's receives in the order of its wait, senders by rank: one
-     * message for one receive (a buffered send seen by a Waitall on many wildcard receives
-     * completes one of them, not all). */
+    /* Receivers by rank, each one's receives in the order of its wait (then those it posted
+     * and does not wait for), senders by rank: one message for one receive (a buffered send
+     * seen by a Waitall on many wildcard receives completes one of them, not all). A send to
+     * or a receive from a rank the wrapper could not name (out of range) is taken as matched:
+     * we do not judge what we do not know. */
+    for (int i = 0; i < J->size; i++) {
+        fy_chk_rank_t *ri = &J->r[i];
+        for (int k = 0; ri->state == FY_CHK_BLOCKED && k < ri->nitems; k++) {
+            fy_chk_item_t *it = &ri->items[k];
+            if ((it->kind == FY_CHK_SEND || it->kind == FY_CHK_SYNC) &&
+                (it->peer < 0 || it->peer >= J->size))
+                it->paired = 1;
+            if (it->kind == FY_CHK_RECV && it->peer >= J->size)
+                it->paired = 1;
+        }
+    }
     for (int i = 0; i < J->size; i++) {
         fy_chk_rank_t *ri = &J->r[i];
         if (ri->state != FY_CHK_BLOCKED)
             continue;
         for (int k = 0; k < ri->nitems; k++) {
             fy_chk_item_t *it = &ri->items[k];
-            if (it->kind != FY_CHK_RECV)
+            if ((it->kind != FY_CHK_RECV && it->kind != FY_CHK_POSTED) || it->paired)
                 continue;
             for (int j = 0; j < J->size && !it->paired; j++) {
                 fy_chk_rank_t *rj = &J->r[j];
@@ -198,6 +211,7 @@ static int item_targets(const fy_chk_job_t *J, int i, const fy_chk_item_t *it, v
     switch (it->kind) {
     case FY_CHK_SEND:
     case FY_CHK_SYNC: return it->peer >= 0 && it->peer < J->size ? fn(ctx, it->peer) : 0;
+    case FY_CHK_POSTED: return 0;
     case FY_CHK_RECV:
         if (it->peer >= 0)
             return it->peer < J->size ? fn(ctx, it->peer) : 0;
@@ -265,6 +279,8 @@ static int wait_ok(const fy_chk_job_t *J, int i, const char *fr, int sync_done)
         return 1; /* an item we were not told about may be the one that completes */
     for (int k = 0; k < r->nitems; k++) {
         const fy_chk_item_t *it = &r->items[k];
+        if (it->kind == FY_CHK_POSTED)
+            continue; /* not waited for */
         int ok = item_now(J, i, it, sync_done);
         if (!ok && fr != NULL && !coll_lost(J, i, it))
             ok = item_targets(J, i, it, visit_free, (void *)fr) != 0;
@@ -453,7 +469,10 @@ void fy_chk_describe(const fy_chk_job_t *J, int i, char *out, size_t len)
         return;
     }
     ADD("%s", r->call);
-    if (r->nitems == 1 && r->ntotal == 1) {
+    int posted = 0;
+    for (int k = 0; k < r->nitems; k++)
+        posted += r->items[k].kind == FY_CHK_POSTED;
+    if (r->nitems - posted == 1 && r->ntotal - posted == 1) {
         const fy_chk_item_t *it = &r->items[0];
         /* "MPI_Barrier on X", not "MPI_Barrier MPI_Barrier on X". */
         if (it->kind == FY_CHK_COLL && strcmp(it->coll, "MPI_Finalize") == 0) {
@@ -467,10 +486,12 @@ void fy_chk_describe(const fy_chk_job_t *J, int i, char *out, size_t len)
             ADD(" %s", item);
         }
     } else {
-        ADD(", %s of %d:", r->all ? "all" : "any", r->ntotal);
-        for (int k = 0; k < r->nitems; k++) {
+        ADD(", %s of %d:", r->all ? "all" : "any", r->ntotal - posted);
+        for (int k = 0, shown = 0; k < r->nitems; k++) {
+            if (r->items[k].kind == FY_CHK_POSTED)
+                continue;
             describe_item(J, &r->items[k], item, sizeof(item));
-            ADD("%s %s %s", k ? ";" : "",
+            ADD("%s %s %s", shown++ ? ";" : "",
                 r->items[k].kind == FY_CHK_RECV   ? "receive"
                 : r->items[k].kind == FY_CHK_COLL ? "collective"
                 : r->items[k].kind == FY_CHK_OTHER ? "other"

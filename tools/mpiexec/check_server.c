@@ -758,12 +758,21 @@ static void potential(long long now, int stable)
                                      nloc ? ", " : "", rk->loc);
             nloc++;
         }
-        fprintf(stderr, "ferry check: potential deadlock: %s wait%s in %s for each other%s%s%s; "
-                "this works only because the library buffered the message%s: with larger "
-                "messages or another MPI it hangs (after %.1f s)\n", who,
-                strncmp(who, "rank ", 5) == 0 ? "s" : "", one_call && call ? call : "sends",
-                nloc ? " (at " : "", where, nloc ? ")" : "",
-                strncmp(who, "rank ", 5) == 0 ? "" : "s", since_last_block(now));
+        /* "for each other" when the senders wait for nobody else; else they wait on ranks
+         * that wait (directly or not) for them. */
+        int among = 1;
+        for (int r = 0; r < S.J.size; r++)
+            among &= !S.res.stuck[r] || S.res.release[r];
+        int one = strncmp(who, "rank ", 5) == 0;
+        fprintf(stderr, "ferry check: potential deadlock: %s wait%s in %s %s%s%s%s; this works "
+                "only because the library buffered the message%s: with larger messages or "
+                "another MPI it hangs (after %.1f s)\n", who, one ? "s" : "",
+                one_call && call ? call : "sends",
+                among && !one ? "for each other"
+                : one        ? "on a rank that waits for it"
+                             : "on ranks that wait for them",
+                nloc ? " (at " : "", where, nloc ? ")" : "", one ? "" : "s",
+                since_last_block(now));
         print_ranks(stderr, S.res.stuck);
         fprintf(stderr, "  (the checker lets these sends go on; this is reported once)\n");
         fflush(stderr);

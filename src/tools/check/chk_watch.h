@@ -27,6 +27,11 @@ enum chk_wait_kind {
                     receiver matched it, to find programs that only work because of buffering */
     CHK_W_COLL,  /* a collective `coll` on `comm`, this rank's `seq`-th on that communicator */
     CHK_W_OTHER, /* anything else that waits on other ranks (window sync, generalized requests) */
+    CHK_W_POSTED, /* not waited for: a receive this rank posted earlier and has not completed
+                     (MPI_Irecv), after the waited items and counted in n. The server then knows
+                     that a send to this rank is matched (an MPI_Ssend would complete there)
+                     and lets a CHK_W_SYNC of that send go without calling it a potential
+                     deadlock: MPI_Irecv; MPI_Barrier; MPI_Send to the ring's next; MPI_Wait. */
 };
 
 typedef struct chk_item {
