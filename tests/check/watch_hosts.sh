@@ -43,4 +43,20 @@ expect_clean "finished across hosts"
 run --check -hosts fyh1,fyh2 -n 2 "$T/watch_fake" inflight
 expect_eq "inflight across hosts: status" 0 "$RC"
 expect_eq "inflight across hosts: stderr" "" "$(cat "$T/err")"
+# A real MPI program across hosts (TCP between them), once the checker's wrappers feed the
+# watch.
+if nm -D --defined-only "$FY_BUILD/lib/libferry_check.so" | grep -q ' T MPI_Recv$' &&
+    [ -e "$FY_SRC/tests/check/src/deadlock_recv_cycle.c" ]; then
+    "$FY_BUILD/bin/mpicc" -g -O0 -o "$T/deadlock_recv_cycle" "$FY_SRC/tests/check/src/deadlock_recv_cycle.c" ||
+        fail "cannot build deadlock_recv_cycle"
+    run --check -hosts fyh1,fyh2 -n 2 "$T/deadlock_recv_cycle"
+    expect_eq "MPI cycle across hosts: status" 3 "$RC"
+    l=$(grep -n '/\* RECV \*/' "$FY_SRC/tests/check/src/deadlock_recv_cycle.c" | cut -d: -f1)
+    grep -qF "  rank 1: MPI_Recv from rank 0, tag 0, MPI_COMM_WORLD at deadlock_recv_cycle.c:$l" "$T/err" ||
+        fail "MPI cycle across hosts: $(cat "$T/err")"
+    echo "MPI cycle across 2 hosts: $(grep -o 'after [0-9.]* s' "$T/err"), mpiexec ran ${SECS} s"
+    expect_clean "MPI cycle across hosts"
+else
+    echo "(no MPI wrappers in libferry_check.so yet: the MPI program across hosts is not run)"
+fi
 finish
