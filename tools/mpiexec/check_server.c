@@ -677,10 +677,17 @@ static void print_ranks(FILE *f, const char *set)
     if (total > printed)
         fprintf(f, "  ... and %d more ranks\n", total - printed);
     if (S.res.ncycle > 0) {
-        fprintf(f, "  wait-for cycle:");
-        for (int k = 0; k < S.res.ncycle && k < 64; k++)
+        /* A long one: its first ranks, then its last. */
+        int n = S.res.ncycle, head = n > 16 ? 12 : n;
+        if (n > 16)
+            fprintf(f, "  wait-for cycle of %d ranks:", n);
+        else
+            fprintf(f, "  wait-for cycle:");
+        for (int k = 0; k < head; k++)
             fprintf(f, " %d ->", S.res.cycle[k]);
-        fprintf(f, "%s %d\n", S.res.ncycle > 64 ? " ... ->" : "", S.res.cycle[0]);
+        if (n > 16)
+            fprintf(f, " ... -> %d -> %d ->", S.res.cycle[n - 2], S.res.cycle[n - 1]);
+        fprintf(f, " %d\n", S.res.cycle[0]);
     } else {
         fprintf(f, "  no cycle: the ranks wait for ranks that have finished or exited\n");
     }
