@@ -19,14 +19,22 @@
  * warning, once per distinct set of ranks and places, and "release" to the ranks whose buffered
  * standard sends the checker was holding), or a deadlock: the report with the wait-for cycle,
  * and the job ends as when a rank fails, with status FY_MPX_CHECK_DEADLOCK_STATUS. A potential
- * deadlock seen before is released as soon as it is seen, without the wait.
+ * deadlock seen before is released as soon as it is seen, without the wait; so is, quietly, a
+ * held send whose receive is posted (a blocked receive, or a CHK_W_POSTED item): an MPI_Ssend
+ * would complete there, only the checker holds it. The ranks' watch threads report such held
+ * sends at once rather than after 100 ms.
+ *
+ * A deadlock is reported STABLE_MS plus a round trip after the last rank's block reached us
+ * (which is BLOCK_MS, 100 ms, after it began): about 1.1 s; the job ends right after.
  *
  * The wire: text, one message a line, fields separated by one space.
  *   server -> rank, on accept:  FERRY-CHECK 1 <nonce: 64 hex digits>
  *   rank -> server:             AUTH <rank> <size> <pid> <HMAC-SHA256(key, nonce || rank as
  *                               4 bytes big-endian), 64 hex digits>
- *   server -> rank:             OK  (or the connection closes: a wrong key, a rank already
- *                               connected, a size not the job's; counted and logged)
+ *   server -> rank:             OK, or the connection closes: a wrong key or not this
+ *                               protocol (counted and logged), or after NO: the key was right
+ *                               but the rank is connected already or the size is not the
+ *                               job's (a world started by MPI_Comm_spawn; quietly unwatched)
  *   rank -> server:  C <comm id> <n> <world rank>...    a communicator's members
  *                    N <comm id> <name>                 its MPI name
  *                    B <seq> <all 0|1> <items in the wait> <age ms> <call> <k>
@@ -36,7 +44,8 @@
  *                    Y <seq>        the block is still current (answer to A)
  *                    BYE            after the last MPI call
  *   server -> rank:  A <seq>        is that block still current?
- *                    R <seq>        release that block's buffered sends (a potential deadlock)
+ *                    R <seq>        release that block's held sends (a potential deadlock, or
+ *                                   their receive is posted)
  * A connection that has not authenticated within HANDSHAKE_MS is closed; at most PEND_MAX wait
  * at once.
  */
