@@ -204,6 +204,9 @@ int fy_mpx_check_setup(fy_mpx_opts_t *o, int remote, const char *iface, int all_
     } else if (fy_mpx_listen_choose(&S.ls, iface, 0, first_remote) != 0) {
         return -1;
     }
+    /* Every rank connects during MPI_Init, at about the same time. */
+    for (int i = 0; i < S.ls.nlfd; i++)
+        listen(S.ls.lfd[i], 4096);
     if (getrandom(S.key, sizeof(S.key), 0) != (ssize_t)sizeof(S.key)) {
         fprintf(stderr, FY_MPX_PROG ": --check: getrandom: %s\n", strerror(errno));
         return -1;
