@@ -34,8 +34,8 @@ run() {
     SECS=$(( ($(date +%s%N) - start) / 1000000 ))
     SECS=$(printf '%d.%03d' $((SECS / 1000)) $((SECS % 1000)))
     sleep 0.2
-    if pgrep -f "$PWD/watch_fake" >/dev/null || pgrep -x watch_fake >/dev/null; then
-        err "$name: processes left: $(pgrep -a watch_fake)"
+    if pgrep -f "^$PWD/watch_fake" >/dev/null; then
+        err "$name: processes left: $(pgrep -af "^$PWD/watch_fake")"
     fi
 }
 expect_status() { [ "$RC" = "$2" ] || err "$1: status $RC, expected $2; stderr: $(tail -5 "$1.err")"; }
