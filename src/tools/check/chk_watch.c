@@ -56,7 +56,23 @@ static struct {
     /* The block the server released (a potential deadlock): compared with seq, so a release
      * that arrives after the block ended cannot touch the next one. 1: none (seq is even). */
     _Atomic uint64_t released_seq;
-} slot = {.released_seq = 1};
+    /* Threads inside a blocking call (MPI_THREAD_MULTIPLE): with more than one, the slot shows
+     * only the last, so the rank counts as running (never judged on half of what it does). The
+     * writers take turns on `busy`, uncontended but for such programs. */
+    atomic_int nblocked;
+    atomic_flag busy;
+} slot = {.released_seq = 1, .busy = ATOMIC_FLAG_INIT};
+
+static void slot_lock(void)
+{
+    while (atomic_flag_test_and_set_explicit(&slot.busy, memory_order_acquire))
+        ;
+}
+
+static void slot_unlock(void)
+{
+    atomic_flag_clear_explicit(&slot.busy, memory_order_release);
+}
 
 /* The watch thread and its connection. */
 static struct {
@@ -101,6 +117,8 @@ static long long now_ms(void)
 
 void chk_watch_block(const char *call, const void *ra, bool all, int n, const chk_item_t *items)
 {
+    atomic_fetch_add_explicit(&slot.nblocked, 1, memory_order_relaxed);
+    slot_lock();
     uint64_t s = atomic_load_explicit(&slot.seq, memory_order_relaxed);
     atomic_store_explicit(&slot.seq, s + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
@@ -111,15 +129,19 @@ void chk_watch_block(const char *call, const void *ra, bool all, int n, const ch
     memcpy(slot.items, items,
            sizeof(chk_item_t) * (size_t)(n < CHK_WATCH_MAX_ITEMS ? n : CHK_WATCH_MAX_ITEMS));
     atomic_store_explicit(&slot.seq, s + 2, memory_order_release);
+    slot_unlock();
 }
 
 void chk_watch_unblock(void)
 {
+    slot_lock();
     uint64_t s = atomic_load_explicit(&slot.seq, memory_order_relaxed);
     atomic_store_explicit(&slot.seq, s + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
     slot.call = NULL;
     atomic_store_explicit(&slot.seq, s + 2, memory_order_release);
+    slot_unlock();
+    atomic_fetch_sub_explicit(&slot.nblocked, 1, memory_order_relaxed);
 }
 
 bool chk_watch_released(void)
@@ -154,6 +176,8 @@ static int read_slot(snap_t *s)
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&slot.seq, memory_order_relaxed) == a) {
             s->seq = a;
+            if (atomic_load_explicit(&slot.nblocked, memory_order_relaxed) > 1)
+                s->call = NULL; /* several threads in blocking calls: see slot.nblocked */
             return 0;
         }
     }

@@ -60,7 +60,9 @@ void chk_watch_comm_name(uint64_t id, const char *name);
 /* Entering a call that may block: `call` is the MPI function's name (static storage), `ra` the
  * caller's return address (resolved to file:line only when the block is reported), `all` true
  * when every item must complete (MPI_Waitall), false when one is enough (MPI_Waitany, _some).
- * n may exceed CHK_WATCH_MAX_ITEMS. Nested blocks are not allowed: a wrapper blocks once. */
+ * n may exceed CHK_WATCH_MAX_ITEMS. Nested blocks are not allowed: a wrapper blocks once. Threads
+ * may block at the same time (MPI_THREAD_MULTIPLE), each pairing its block with its unblock;
+ * while more than one is blocked the rank counts as running (it is not judged). */
 void chk_watch_block(const char *call, const void *ra, bool all, int n, const chk_item_t *items);
 
 /* The call returned (or moved on: a partial completion of a Waitsome counts). */
