@@ -12,7 +12,8 @@
 # - matching send and receive in flight for 3 s, a collective all ranks are in, 8 ranks on 2
 #   cores waiting for one that computes for 3 s: no report;
 # - connections with a wrong key or not speaking the protocol: refused and logged, the job
-#   unaffected; a program without the library runs; mpiexec without the library says so.
+#   unaffected; a program without the library runs; mpiexec without the library says so;
+#   -check, and the user's LD_PRELOAD kept after the checker's.
 set -u
 B=$FY_BUILD
 fail=0
@@ -103,6 +104,12 @@ grep -q '^intruders refused: 2$' badkey.out || err "badkey: $(cat badkey.out)"
 run plain -n 2 sh -c 'echo "[$FERRY_CHECK_ADDR]"'
 expect_status plain 0
 [ "$(grep -c '^\[127\.0\.0\.1:[0-9]*\]$' plain.out)" = 2 ] || err "plain: $(cat plain.out plain.err)"
+
+# -check is --check too; the user's LD_PRELOAD stays, after ours.
+timeout 30 "$B/bin/mpiexec" -check -genv LD_PRELOAD /nonexistent/libx.so -n 1 \
+    sh -c 'echo "$LD_PRELOAD"' >preload.out 2>/dev/null
+[ "$(cat preload.out)" = "$B/lib/libferry_check.so:/nonexistent/libx.so" ] ||
+    err "LD_PRELOAD with -check: '$(cat preload.out)'"
 
 # mpiexec without its library beside it.
 mkdir -p alone/bin && cp "$B/bin/mpiexec" alone/bin/
