@@ -26,7 +26,8 @@ enum chk_wait_kind {
     CHK_W_SYNC,  /* a standard send the library completed by buffering; the checker waits until the
                     receiver matched it, to find programs that only work because of buffering */
     CHK_W_COLL,  /* a collective `coll` on `comm`, this rank's `seq`-th on that communicator */
-    CHK_W_OTHER, /* anything else that waits on other ranks (window sync, generalized requests) */
+    CHK_W_OTHER, /* anything else that waits on other ranks (window sync, generalized requests);
+                    not judged (taken as able to complete): say CHK_W_COLL where you can */
     CHK_W_POSTED, /* not waited for: a receive this rank posted earlier and has not completed
                      (MPI_Irecv), after the waited items and counted in n. The server then knows
                      that a send to this rank is matched (an MPI_Ssend would complete there)
