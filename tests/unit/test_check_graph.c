@@ -26,6 +26,10 @@ static void reset(int size)
         ranks[i].items = items[i];
         ranks[i].state = FY_CHK_RUNNING;
     }
+    int all[N];
+    for (int i = 0; i < size; i++)
+        all[i] = i;
+    fy_chk_comm_add(&J, 1, size, all); /* the items' communicator: every rank */
 }
 
 /* Rank r blocks in call on one more item. */
@@ -158,6 +162,11 @@ static int test_collectives(void)
     items[2][0].seq = 5;
     fy_chk_analyze(&J, &res);
     CHECK_EQ(res.verdict, FY_CHK_DEADLOCK);
+    /* The same on a communicator never announced: not judged. */
+    for (int r = 0; r < 3; r++)
+        items[r][0].comm = 77;
+    fy_chk_analyze(&J, &res);
+    CHECK_EQ(res.verdict, FY_CHK_PROGRESS);
     /* A barrier against a receive. */
     reset(2);
     add_coll(0, "MPI_Barrier", 1);

@@ -189,6 +189,9 @@ static int item_now(const fy_chk_job_t *J, int i, const fy_chk_item_t *it, int s
     case FY_CHK_SEND:
     case FY_CHK_RECV: return it->paired;
     case FY_CHK_COLL: {
+        /* A communicator we were never told of (its announcement lost): not judged. */
+        if (it->comm != 0 && fy_chk_comm_find(J, it->comm) == NULL)
+            return 1;
         const int *m;
         int n = members(J, it->comm, &m);
         for (int k = 0; k < n; k++) {
