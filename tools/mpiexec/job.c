@@ -330,8 +330,8 @@ static int stdio_open(void)
     return stdin_ok;
 }
 
-/* We hold four descriptors per rank (five with --check): large jobs need more than the usual soft limit of 1024.
- * The ranks get the original limit back (spawn.c). */
+/* We hold four descriptors per rank (five with --check): large jobs need more than the usual
+ * soft limit of 1024. The ranks get the original limit back (spawn.c). */
 static void raise_fd_limit(fy_mpx_job_t *job)
 {
     struct rlimit rl;
