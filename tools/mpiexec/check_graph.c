@@ -3,9 +3,9 @@
  * The server calls fy_chk_analyze once every live rank has been blocked, unchanged, for a while.
  * Nobody runs then, so a wait can only complete if its partner is already waiting for it:
  * a receive and a send (or a buffered standard send, CHK_W_SYNC) that match (fy_chk_pair: one
- * message for one receive), or every member of a communicator in the same collective. Such a wait makes its rank "free"; a rank whose
- * wait names a free rank may be freed in turn (the free rank, once it runs, may send what it
- * waits for), and so on to a fixed point. Any free rank: progress is possible (a large
+ * message for one receive), or every member of a communicator in the same collective. Such a
+ * wait makes its rank "free"; a rank whose wait names a free rank may be freed in turn (the
+ * free rank, once it runs, may send what it waits for), and so on to a fixed point. Any free rank: progress is possible (a large
  * transfer in flight) and nothing is reported. None: the same again with every CHK_W_SYNC item
  * taken as complete, which is what the library did when it buffered the send; ranks free then
  * only go on thanks to buffering (a potential deadlock), else it is a deadlock.

@@ -77,7 +77,8 @@ static int intruders(void)
     int refused = 0;
     for (int k = 0; k < 2; k++) {
         int fd = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(colon + 1))};
+        struct sockaddr_in sa = {.sin_family = AF_INET,
+                                 .sin_port = htons((uint16_t)atoi(colon + 1))};
         inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
         if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
             return 1;
@@ -85,9 +86,9 @@ static int intruders(void)
         ssize_t n = read(fd, buf, sizeof(buf) - 1);
         if (n <= 0)
             return 1;
-        const char *msg = k == 0 ? "AUTH 0 2 1 "
-                                   "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n"
-                                 : "HELLO\n";
+        const char *msg =
+            k == 0 ? "AUTH 0 2 1 00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n"
+                   : "HELLO\n";
         if (write(fd, msg, strlen(msg)) < 0)
             return 1;
         n = read(fd, buf, sizeof(buf) - 1); /* the server closes: 0 */
