@@ -432,7 +432,7 @@ def run_one(test):
         test.reason = f"timeout after {test.timeout:.0f}s"
     elif rc < 0:
         test.reason = f"killed by signal {-rc}"
-    elif rc != 0:
+    elif rc != 0 and not (rc == 77 and test.kind == "script"):  # 77: skipped (it said why)
         test.reason = f"exit status {rc}"
     elif test.kind == "mpi" and not any(l.strip() == "No Errors" for l in test.output.splitlines()):
         test.reason = "no 'No Errors' line in output"

@@ -27,6 +27,8 @@
 #define DRAIN_MS 2000
 #define TIMEOUT_STATUS 124
 
+const fy_mpx_check_hooks_t *fy_mpx_check_hooks;
+
 long long fy_mpx_now_ms(void)
 {
     struct timespec ts;
@@ -78,6 +80,8 @@ static void on_rank_exit(fy_mpx_job_t *job, fy_mpx_rank_t *r, int status)
     pid_t pid = r->pid;
     r->pid = 0;
     job->nlive--;
+    if (fy_mpx_check_hooks != NULL)
+        fy_mpx_check_hooks->rank_exit(r->rank);
 
     if (WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE &&
         (job->dest_broken[1] || job->dest_broken[2])) {
@@ -160,6 +164,7 @@ typedef struct slots {
     int *who; /* rank index, or -1 */
     int n;
     int link_at;
+    int check_at, check_n; /* mpiexec --check's entries */
 } slots_t;
 
 static void add_slot(slots_t *s, int fd, short events, enum slot_kind kind, int who)
@@ -197,6 +202,13 @@ static int build_slots(const fy_mpx_job_t *job, slots_t *s)
             open_streams++;
         }
     }
+    s->check_at = s->n;
+    s->check_n = fy_mpx_check_hooks != NULL ? fy_mpx_check_hooks->add(s->pfd + s->n) : 0;
+    for (int i = 0; i < s->check_n; i++) {
+        s->kind[s->n + i] = SLOT_SIGNAL; /* not looked at: the hooks dispatch their own */
+        s->who[s->n + i] = -1;
+    }
+    s->n += s->check_n;
     s->link_at = s->n;
     if (link != NULL && link->add != NULL) {
         int k = link->add((fy_mpx_job_t *)job, s->pfd + s->n);
@@ -213,7 +225,9 @@ static void dispatch(fy_mpx_job_t *job, const slots_t *s)
 {
     if (job->link != NULL && job->link->ready != NULL && s->n > s->link_at)
         job->link->ready(job, s->pfd + s->link_at, s->n - s->link_at);
-    for (int k = 0; k < s->link_at; k++) {
+    if (s->check_n > 0 && fy_mpx_check_hooks != NULL)
+        fy_mpx_check_hooks->ready(job, s->pfd + s->check_at, s->check_n);
+    for (int k = 0; k < s->check_at; k++) {
         if (s->pfd[k].revents == 0)
             continue;
         fy_mpx_rank_t *r = s->who[k] >= 0 ? &job->ranks[s->who[k]] : NULL;
@@ -230,9 +244,10 @@ static void dispatch(fy_mpx_job_t *job, const slots_t *s)
 
 static int loop(fy_mpx_job_t *job)
 {
-    size_t cap = 3 + 3 * (size_t)job->nranks + (size_t)job->link_slots;
+    size_t cap = 3 + 3 * (size_t)job->nranks + (size_t)job->link_slots +
+                 (fy_mpx_check_hooks != NULL ? (size_t)fy_mpx_check_hooks->slots() : 0);
     slots_t s = {calloc(cap, sizeof(*s.pfd)), calloc(cap, sizeof(*s.kind)),
-                 calloc(cap, sizeof(*s.who)), 0, 0};
+                 calloc(cap, sizeof(*s.who)), 0, 0, 0, 0};
     const fy_mpx_link_t *link = job->link;
     long long drain_until = 0;
     int rc = 0;
@@ -246,6 +261,11 @@ static int loop(fy_mpx_job_t *job)
         long long now = fy_mpx_now_ms();
         check_deadlines(job, now);
         long long link_wake = link != NULL && link->tick != NULL ? link->tick(job, now) : -1;
+        if (fy_mpx_check_hooks != NULL) {
+            long long w = fy_mpx_check_hooks->tick(job, now);
+            if (w >= 0 && (link_wake < 0 || w < link_wake))
+                link_wake = w;
+        }
         if (job->nranks > 0 && job->nlive == 0 && drain_until == 0) {
             /* Whatever the ranks left running in their group goes now; its output, if any,
              * is still read below. */
@@ -310,8 +330,8 @@ static int stdio_open(void)
     return stdin_ok;
 }
 
-/* We hold four descriptors per rank: large jobs need more than the usual soft limit of 1024.
- * The ranks get the original limit back (spawn.c). */
+/* We hold four descriptors per rank (five with --check): large jobs need more than the usual
+ * soft limit of 1024. The ranks get the original limit back (spawn.c). */
 static void raise_fd_limit(fy_mpx_job_t *job)
 {
     struct rlimit rl;
@@ -319,7 +339,7 @@ static void raise_fd_limit(fy_mpx_job_t *job)
         return;
     job->nofile = rl;
     job->nofile_saved = 1;
-    rlim_t need = 64 + 4 * (rlim_t)job->opts->np;
+    rlim_t need = 64 + (4 + (fy_mpx_check_hooks != NULL)) * (rlim_t)job->opts->np;
     if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
         rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);

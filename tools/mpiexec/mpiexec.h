@@ -220,6 +220,17 @@ struct fy_mpx_job {
     long long timeout_at_ms; /* 0: no timeout */
 };
 
+/* What mpiexec --check (check_server.c) adds to the poll loop; NULL without --check. Called
+ * from the loop only, in mpiexec itself (a proxy has none). */
+typedef struct fy_mpx_check_hooks {
+    int (*slots)(void);                  /* most entries add() may fill */
+    int (*add)(struct pollfd *pfd);      /* its descriptors for the next poll; how many */
+    void (*ready)(fy_mpx_job_t *job, struct pollfd *pfd, int n); /* those entries after poll */
+    long long (*tick)(fy_mpx_job_t *job, long long now); /* next wake-up (ms), or -1 */
+    void (*rank_exit)(int rank);         /* a rank of ours was reaped */
+} fy_mpx_check_hooks_t;
+extern const fy_mpx_check_hooks_t *fy_mpx_check_hooks;
+
 /* job.c */
 /* The job on this host alone; returns mpiexec's exit status. */
 int fy_mpx_job_run(const fy_mpx_opts_t *opts);

@@ -1,5 +1,6 @@
 /* Command line of mpiexec: Hydra's options, the Open MPI spellings people carry over, and the
  * flags of both that mean nothing on a single host (accepted and ignored). */
+#include "check.h"
 #include "mpiexec.h"
 
 #include <errno.h>
@@ -36,6 +37,7 @@ enum opt_id {
     OPT_LAUNCHER,
     OPT_LAUNCHER_EXEC,
     OPT_IFACE,
+    OPT_CHECK,
     OPT_HELP,
     OPT_VERSION,
     OPT_IGNORE,
@@ -89,6 +91,8 @@ static const opt_t options[] = {
     {"launcher-exec", 1, OPT_LAUNCHER_EXEC},
     {"bootstrap-exec", 1, OPT_LAUNCHER_EXEC},
     {"iface", 1, OPT_IFACE},
+    /* The correctness checker (check_server.c). */
+    {"check", 0, OPT_CHECK},
     /* Binding and the rest: nothing to do. */
     {"allow-run-as-root", 0, OPT_IGNORE},
     {"bind-to", 1, OPT_IGNORE},
@@ -131,6 +135,9 @@ static void usage(FILE *f)
                "  -l                      prefix each output line with \"[rank] \"\n"
                "  -wdir DIR               run the ranks of this program in DIR\n"
                "  --timeout SEC           kill the job after SEC seconds (also MPIEXEC_TIMEOUT)\n"
+               "  --check                 run under the correctness checker (libferry_check.so):\n"
+               "                          reports MPI errors, and ends a deadlocked job with\n"
+               "                          the ranks' wait-for cycle (status 3)\n"
                "  --                      ends the options: the program follows\n"
                "  -h, --help, --version\n"
                "Ignored: --allow-run-as-root -bind-to X -rank-by X --mca K V\n\n"
@@ -140,8 +147,8 @@ static void usage(FILE *f)
                "LSF (LSB_DJOB_HOSTFILE, LSB_MCPU_HOSTS); -n defaults to all its slots.\n\n"
                "Exit status: 0 if every rank exits 0, else that of the first rank to fail\n"
                "(128+N for signal N), the code given to MPI_Abort (modulo 256, as exit() does),\n"
-               "124 on timeout, 1 on usage errors, 127 if the program is not found, 126 if it\n"
-               "cannot be executed.\n");
+               "124 on timeout, 3 when --check found a deadlock, 1 on usage errors, 127 if\n"
+               "the program is not found, 126 if it cannot be executed.\n");
 }
 
 static __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...)
@@ -343,7 +350,7 @@ int main(int argc, char **argv)
     fy_mpx_opts_t o = {0};
     fy_mpx_app_t cur = {0};
     fy_mpx_hosts_t hosts = {0};
-    int ppn = 0, rr = 0, oversubscribe = 0, display_map = 0;
+    int ppn = 0, rr = 0, oversubscribe = 0, display_map = 0, check = 0;
     const char *launcher = NULL, *launcher_exec = NULL, *iface = getenv("FERRY_TCP_IF");
     if (iface != NULL && *iface == '\0')
         iface = NULL;
@@ -416,6 +423,7 @@ int main(int argc, char **argv)
                 break;
             case OPT_LAUNCHER_EXEC: launcher_exec = a[0]; break;
             case OPT_IFACE: iface = a[0]; break;
+            case OPT_CHECK: check = 1; break;
             case OPT_ENV: add_env(&o.env, a[0], a[1]); break;
             case OPT_ENV_LOCAL: add_env(&cur.env, a[0], a[1]); break;
             case OPT_ENVALL: o.env_none = 0; break;
@@ -507,6 +515,15 @@ int main(int argc, char **argv)
     if (remote && strcmp(launcher, "slurm") == 0 && (job_id == NULL || *job_id == '\0'))
         die("-launcher slurm starts the proxies as steps of the Slurm job we run in, and there "
             "is none (no SLURM_JOB_ID): run inside sbatch or salloc, or use -launcher ssh");
+    if (check) {
+        const char *first_remote = NULL;
+        for (int r = 0; r < o.np && first_remote == NULL; r++)
+            if (!fy_mpx_host_is_local(hosts.h[host_of[r]].name))
+                first_remote = hosts.h[host_of[r]].name;
+        int all_here = strcmp(launcher, "fork") == 0 && launcher_exec == NULL;
+        if (fy_mpx_check_setup(&o, remote, iface, all_here, first_remote) != 0)
+            return 1;
+    }
     int status;
     if (!remote) {
         status = fy_mpx_job_run(&o);
@@ -518,6 +535,7 @@ int main(int argc, char **argv)
         o.iface = iface;
         status = fy_mpx_launch(&o);
     }
+    fy_mpx_check_close();
     free(host_of);
     fy_mpx_hosts_free(&hosts);
     free_opts(&o);

@@ -1,35 +1,124 @@
-/* The watch's per-rank slot (chk_watch.h). This first version only records what the rank is
- * blocked in; the thread that reports it to mpiexec's check server comes with `--check`. */
+/* The watch, the ranks' side (chk_watch.h): a per-rank slot the wrappers fill, and one thread
+ * that tells mpiexec's check server (tools/mpiexec/check_server.c) about the blocks that last.
+ *
+ * The slot is written by the application's threads under a sequence lock (no system call: it
+ * runs on every blocking call) and only read by the watch thread, which looks at it every
+ * LOOK_MS. A block seen with the same sequence number for BLOCK_MS or more (a buffered send the
+ * checker holds, CHK_W_SYNC: at once) is sent once, with
+ * its source location (the wrapper's return address, resolved by dladdr and addr2line in this
+ * thread, cached per address); its end is sent when the number moves on. The thread blocks
+ * every signal, makes no MPI call, and sleeps in poll() on the server's socket and a wake-up
+ * pipe, so the program never sees it.
+ *
+ * The wire is text, one message a line; see the top of check_server.c. */
 #include "chk_watch.h"
 
+#include "fy_sha256.h"
+
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <link.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define LOOK_MS 50          /* how often the thread looks at the slot */
+#define BLOCK_MS 100        /* a block this old is reported */
+#define CONNECT_MS 5000     /* to reach the server and pass its handshake */
+#define RESOLVE_MS 5000     /* addr2line's longest run */
+#define STACK_BYTES (256 * 1024)
+#define NCACHE 64           /* resolved return addresses kept */
 
 static struct {
-    _Atomic uint64_t seq; /* odd while the slot is being written */
-    const char *call;
+    _Atomic uint64_t seq; /* odd while the slot is being written; even values name a block */
+    const char *call;     /* NULL: not blocked */
     const void *ra;
     bool all;
     int n;
     chk_item_t items[CHK_WATCH_MAX_ITEMS];
-    atomic_bool released;
-} slot;
+    /* The block the server released (a potential deadlock): compared with seq, so a release
+     * that arrives after the block ended cannot touch the next one. 1: none (seq is even). */
+    _Atomic uint64_t released_seq;
+    /* Threads inside a blocking call (MPI_THREAD_MULTIPLE): with more than one, the slot shows
+     * only the last, so the rank counts as running (never judged on half of what it does). The
+     * writers take turns on `busy`, uncontended but for such programs. */
+    atomic_int nblocked;
+    atomic_flag busy;
+} slot = {.released_seq = 1, .busy = ATOMIC_FLAG_INIT};
 
-void chk_watch_start(int world_rank, int world_size)
+static void slot_lock(void)
 {
-    (void)world_rank;
-    (void)world_size;
+    while (atomic_flag_test_and_set_explicit(&slot.busy, memory_order_acquire))
+        ;
 }
 
-void chk_watch_comm(uint64_t id, int n, const int *world_ranks)
+static void slot_unlock(void)
 {
-    (void)id;
-    (void)n;
-    (void)world_ranks;
+    atomic_flag_clear_explicit(&slot.busy, memory_order_release);
 }
+
+/* The watch thread and its connection. */
+static struct {
+    atomic_int state; /* 0: not started, 1: running, 2: stopped (or never connected) */
+    int fd;
+    int wake[2];
+    pthread_t th;
+    int rank;
+    /* Lines to send before the next block (communicators), written by any thread. */
+    pthread_mutex_t qlock;
+    char *q;
+    size_t qlen, qcap;
+    /* The thread's own. */
+    char in[512];
+    size_t inlen;
+    uint64_t watched;    /* seq of the block being timed, 0: none */
+    long long since;     /* when it was first seen */
+    int reported;        /* sent to the server */
+    struct {
+        const void *ra;
+        char loc[256];
+    } cache[NCACHE];
+    int ncache;
+} W = {.fd = -1, .wake = {-1, -1}, .qlock = PTHREAD_MUTEX_INITIALIZER};
+
+/* A bounded copy that always ends the string. */
+static void copy_str(char *dst, size_t len, const char *src)
+{
+    size_t n = strnlen(src, len - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- The slot (application threads) ---- */
 
 void chk_watch_block(const char *call, const void *ra, bool all, int n, const chk_item_t *items)
 {
+    atomic_fetch_add_explicit(&slot.nblocked, 1, memory_order_relaxed);
+    slot_lock();
     uint64_t s = atomic_load_explicit(&slot.seq, memory_order_relaxed);
     atomic_store_explicit(&slot.seq, s + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
@@ -37,23 +126,594 @@ void chk_watch_block(const char *call, const void *ra, bool all, int n, const ch
     slot.ra = ra;
     slot.all = all;
     slot.n = n;
-    memcpy(slot.items, items, sizeof(chk_item_t) * (size_t)(n < CHK_WATCH_MAX_ITEMS ? n : CHK_WATCH_MAX_ITEMS));
-    atomic_store_explicit(&slot.released, false, memory_order_relaxed);
+    memcpy(slot.items, items,
+           sizeof(chk_item_t) * (size_t)(n < CHK_WATCH_MAX_ITEMS ? n : CHK_WATCH_MAX_ITEMS));
     atomic_store_explicit(&slot.seq, s + 2, memory_order_release);
+    slot_unlock();
 }
 
 void chk_watch_unblock(void)
 {
+    slot_lock();
     uint64_t s = atomic_load_explicit(&slot.seq, memory_order_relaxed);
+    atomic_store_explicit(&slot.seq, s + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
     slot.call = NULL;
     atomic_store_explicit(&slot.seq, s + 2, memory_order_release);
+    slot_unlock();
+    atomic_fetch_sub_explicit(&slot.nblocked, 1, memory_order_relaxed);
 }
 
 bool chk_watch_released(void)
 {
-    return atomic_load_explicit(&slot.released, memory_order_acquire);
+    return atomic_load_explicit(&slot.released_seq, memory_order_acquire) ==
+           atomic_load_explicit(&slot.seq, memory_order_relaxed);
+}
+
+typedef struct snap {
+    uint64_t seq;
+    const char *call;
+    const void *ra;
+    bool all;
+    int n;
+    chk_item_t items[CHK_WATCH_MAX_ITEMS];
+} snap_t;
+
+/* A consistent copy of the slot; 0, or -1 when it is being written (look again later). */
+static int read_slot(snap_t *s)
+{
+    for (int tries = 0; tries < 100; tries++) {
+        uint64_t a = atomic_load_explicit(&slot.seq, memory_order_acquire);
+        if (a & 1)
+            continue;
+        s->call = slot.call;
+        s->ra = slot.ra;
+        s->all = slot.all;
+        s->n = slot.n;
+        int k = s->n < CHK_WATCH_MAX_ITEMS ? s->n : CHK_WATCH_MAX_ITEMS;
+        if (s->call != NULL && k > 0)
+            memcpy(s->items, slot.items, sizeof(chk_item_t) * (size_t)k);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&slot.seq, memory_order_relaxed) == a) {
+            s->seq = a;
+            if (atomic_load_explicit(&slot.nblocked, memory_order_relaxed) > 1)
+                s->call = NULL; /* several threads in blocking calls: see slot.nblocked */
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* ---- Sending ---- */
+
+static int send_all(const char *buf, size_t len)
+{
+    while (len > 0 && W.fd >= 0) {
+        ssize_t n = send(W.fd, buf, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd p = {.fd = W.fd, .events = POLLOUT};
+            if (poll(&p, 1, CONNECT_MS) <= 0)
+                return -1;
+            continue;
+        }
+        if (n <= 0)
+            return -1;
+        buf += n;
+        len -= (size_t)n;
+    }
+    return W.fd >= 0 ? 0 : -1;
+}
+
+static void queue_line(const char *line, size_t len)
+{
+    pthread_mutex_lock(&W.qlock);
+    if (W.qlen + len > W.qcap) {
+        size_t cap = W.qcap ? W.qcap : 4096;
+        while (cap < W.qlen + len)
+            cap *= 2;
+        char *q = realloc(W.q, cap);
+        if (q == NULL) {
+            pthread_mutex_unlock(&W.qlock);
+            return; /* the communicator stays unknown: taken as the world's members */
+        }
+        W.q = q;
+        W.qcap = cap;
+    }
+    memcpy(W.q + W.qlen, line, len);
+    W.qlen += len;
+    pthread_mutex_unlock(&W.qlock);
+}
+
+static int flush_queue(void)
+{
+    pthread_mutex_lock(&W.qlock);
+    int rc = W.qlen > 0 ? send_all(W.q, W.qlen) : 0;
+    W.qlen = 0;
+    pthread_mutex_unlock(&W.qlock);
+    return rc;
+}
+
+/* Whether to keep communicators: only when there is a server to tell (or may be, before
+ * chk_watch_start). */
+static int wanted(void)
+{
+    int st = atomic_load(&W.state);
+    if (st == 2)
+        return 0;
+    const char *a = getenv("FERRY_CHECK_ADDR");
+    return a != NULL && *a != '\0';
+}
+
+void chk_watch_comm(uint64_t id, int n, const int *world_ranks)
+{
+    if (!wanted() || n < 0)
+        return;
+    size_t cap = 64 + 12 * (size_t)n;
+    char *line = malloc(cap);
+    if (line == NULL)
+        return;
+    size_t len = (size_t)snprintf(line, cap, "C %" PRIu64 " %d", id, n);
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(line + len, cap - len, " %d", world_ranks[i]);
+    line[len++] = '\n';
+    queue_line(line, len);
+    free(line);
+}
+
+void chk_watch_comm_name(uint64_t id, const char *name)
+{
+    if (!wanted() || name == NULL || *name == '\0')
+        return;
+    char line[160];
+    int len = snprintf(line, sizeof(line), "N %" PRIu64 " ", id);
+    for (const char *p = name; *p != '\0' && len < (int)sizeof(line) - 2; p++)
+        line[len++] = (*p == '\n' || *p == '\r') ? ' ' : *p;
+    line[len++] = '\n';
+    queue_line(line, (size_t)len);
+}
+
+/* ---- Where a block is: the return address as file:line ---- */
+
+/* Runs addr2line on module at addr; the first (innermost) function and file:line it prints. */
+static int addr2line(const char *module, uintptr_t addr, char *func, size_t flen, char *file,
+                     size_t len)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    char hex[32];
+    snprintf(hex, sizeof(hex), "0x%" PRIxPTR, addr);
+    char *argv[] = {"addr2line", "-f", "-i", "-e", (char *)module, hex, NULL};
+    /* Not our library again (LD_PRELOAD), nor the check server's address. */
+    int nenv = 0;
+    while (environ[nenv] != NULL)
+        nenv++;
+    char **envp = calloc((size_t)nenv + 1, sizeof(char *));
+    int k = 0;
+    for (int i = 0; envp != NULL && i < nenv; i++)
+        if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 &&
+            strncmp(environ[i], "FERRY_CHECK_", 12) != 0)
+            envp[k++] = environ[i];
+    pid_t pid;
+    int rc = envp == NULL ? -1 : posix_spawnp(&pid, "addr2line", &fa, NULL, argv, envp);
+    posix_spawn_file_actions_destroy(&fa);
+    free(envp);
+    close(p[1]);
+    if (rc != 0) {
+        close(p[0]);
+        return -1;
+    }
+    char out[1024];
+    size_t got = 0;
+    long long until = now_ms() + RESOLVE_MS;
+    for (;;) {
+        long long left = until - now_ms();
+        struct pollfd pf = {.fd = p[0], .events = POLLIN};
+        if (left <= 0 || poll(&pf, 1, (int)left) <= 0) {
+            kill(pid, SIGKILL);
+            break;
+        }
+        ssize_t n = read(p[0], out + got, sizeof(out) - 1 - got);
+        if (n <= 0 || (got += (size_t)n) == sizeof(out) - 1)
+            break;
+    }
+    close(p[0]);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    out[got] = '\0';
+    char *l2 = strchr(out, '\n');
+    if (l2 == NULL)
+        return -1;
+    *l2++ = '\0';
+    l2[strcspn(l2, "\n")] = '\0';
+    l2[strcspn(l2, " ")] = '\0'; /* "file:12 (discriminator 3)" */
+    copy_str(func, flen, out);
+    copy_str(file, len, l2);
+    return 0;
+}
+
+static void resolve(const void *ra, char *out, size_t len)
+{
+    for (int i = 0; i < W.ncache; i++)
+        if (W.cache[i].ra == ra) {
+            copy_str(out, len, W.cache[i].loc);
+            return;
+        }
+    out[0] = '\0';
+    Dl_info di;
+    struct link_map *lm = NULL;
+    /* ra - 1: inside the call instruction, whose line is the caller's (ra may start the next
+     * line). */
+    const char *ca = (const char *)ra - 1;
+    if (ra != NULL && dladdr1(ca, &di, (void **)&lm, RTLD_DL_LINKMAP) != 0 && lm != NULL) {
+        char module[PATH_MAX];
+        if (lm->l_name != NULL && lm->l_name[0] != '\0') {
+            snprintf(module, sizeof(module), "%s", lm->l_name);
+        } else {
+            ssize_t n = readlink("/proc/self/exe", module, sizeof(module) - 1);
+            module[n > 0 ? n : 0] = '\0';
+        }
+        uintptr_t off = (uintptr_t)ca - (uintptr_t)lm->l_addr;
+        char func[256], file[PATH_MAX];
+        const char *base = strrchr(module, '/') ? strrchr(module, '/') + 1 : module;
+        if (addr2line(module, off, func, sizeof(func), file, sizeof(file)) == 0 &&
+            file[0] != '?' && file[0] != '\0') {
+            const char *f = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+            copy_str(out, len, f);
+        } else if (di.dli_sname != NULL) {
+            snprintf(out, len, "%.128s (%.100s+0x%" PRIxPTR ")", di.dli_sname, base, off);
+        } else {
+            snprintf(out, len, "%.200s+0x%" PRIxPTR, base, off);
+        }
+    }
+    int i = W.ncache < NCACHE ? W.ncache++ : (int)((uintptr_t)ra % NCACHE);
+    W.cache[i].ra = ra;
+    copy_str(W.cache[i].loc, sizeof(W.cache[i].loc), out);
+}
+
+/* ---- The thread ---- */
+
+static int send_block(const snap_t *s, long long age)
+{
+    char loc[256], line[4096];
+    resolve(s->ra, loc, sizeof(loc));
+    int k = s->n < CHK_WATCH_MAX_ITEMS ? s->n : CHK_WATCH_MAX_ITEMS;
+    if (k < 0)
+        k = 0;
+    size_t len = (size_t)snprintf(line, sizeof(line), "B %" PRIu64 " %d %d %lld %s %d", s->seq,
+                                  s->all ? 1 : 0, s->n, age, s->call, k);
+    for (int i = 0; i < k && len < sizeof(line); i++) {
+        const chk_item_t *it = &s->items[i];
+        len += (size_t)snprintf(line + len, sizeof(line) - len,
+                                " %d %d %d %" PRIu64 " %" PRIu64 " %s", it->kind, it->peer,
+                                it->tag, it->comm, it->seq,
+                                it->coll != NULL && *it->coll != '\0' ? it->coll : "-");
+    }
+    if (len < sizeof(line))
+        len += (size_t)snprintf(line + len, sizeof(line) - len, " %s", loc);
+    if (len >= sizeof(line) - 1)
+        len = sizeof(line) - 2;
+    line[len++] = '\n';
+    if (flush_queue() != 0)
+        return -1;
+    return send_all(line, len);
+}
+
+static int send_unblock(uint64_t seq)
+{
+    char line[48];
+    int len = snprintf(line, sizeof(line), "U %" PRIu64 "\n", seq);
+    return send_all(line, (size_t)len);
+}
+
+/* Compares the slot with what the server knows; sends what changed. */
+static int look(void)
+{
+    snap_t s;
+    if (read_slot(&s) != 0)
+        return 0;
+    long long now = now_ms();
+    int blocked = s.call != NULL;
+    if (W.watched != 0 && (!blocked || s.seq != W.watched)) {
+        if (W.reported && send_unblock(W.watched) != 0)
+            return -1;
+        W.watched = 0;
+        W.reported = 0;
+    }
+    if (!blocked)
+        return flush_queue();
+    if (W.watched == 0) {
+        W.watched = s.seq;
+        W.since = now;
+    }
+    /* A buffered send held by the checker is told at once: the server may release it. */
+    int sync = 0;
+    for (int i = 0; i < s.n && i < CHK_WATCH_MAX_ITEMS; i++)
+        sync |= s.items[i].kind == CHK_W_SYNC;
+    if (!W.reported && (sync || now - W.since >= BLOCK_MS)) {
+        if (send_block(&s, now - W.since) != 0)
+            return -1;
+        W.reported = 1;
+    }
+    return 0;
+}
+
+/* One line from the server: "R seq" (release the block seq), "A seq" (is seq still current?). */
+static int on_line(const char *line)
+{
+    uint64_t seq;
+    if (sscanf(line + 1, " %" SCNu64, &seq) != 1)
+        return 0;
+    if (line[0] == 'R') {
+        atomic_store_explicit(&slot.released_seq, seq, memory_order_release);
+    } else if (line[0] == 'A') {
+        if (look() != 0)
+            return -1;
+        if (W.reported && W.watched == seq) {
+            char out[48];
+            int len = snprintf(out, sizeof(out), "Y %" PRIu64 "\n", seq);
+            return send_all(out, (size_t)len);
+        }
+    }
+    return 0;
+}
+
+static int read_server(void)
+{
+    ssize_t n = recv(W.fd, W.in + W.inlen, sizeof(W.in) - 1 - W.inlen, MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return 0;
+    if (n <= 0)
+        return -1;
+    W.inlen += (size_t)n;
+    W.in[W.inlen] = '\0';
+    char *p = W.in, *nl;
+    while ((nl = strchr(p, '\n')) != NULL) {
+        *nl = '\0';
+        if (on_line(p) != 0)
+            return -1;
+        p = nl + 1;
+    }
+    W.inlen -= (size_t)(p - W.in);
+    memmove(W.in, p, W.inlen);
+    if (W.inlen == sizeof(W.in) - 1)
+        W.inlen = 0; /* not our protocol: drop it */
+    return 0;
+}
+
+static void *watch_main(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        struct pollfd p[2] = {{.fd = W.fd, .events = POLLIN}, {.fd = W.wake[0], .events = POLLIN}};
+        int n = poll(p, 2, LOOK_MS);
+        if (n < 0 && errno != EINTR)
+            break;
+        if (p[1].revents != 0) {
+            /* chk_watch_stop: the last news, then goodbye. */
+            if (look() == 0)
+                send_all("BYE\n", 4);
+            break;
+        }
+        if (p[0].revents != 0 && read_server() != 0)
+            break; /* mpiexec is gone: nothing more to tell */
+        if (look() != 0)
+            break;
+    }
+    return NULL;
+}
+
+/* ---- Connecting ---- */
+
+static int hexval(int c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                          : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                                 : -1;
+}
+
+static int unhex(const char *s, uint8_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int a = hexval(s[2 * i]), b = a < 0 ? -1 : hexval(s[2 * i + 1]);
+        if (a < 0 || b < 0)
+            return -1;
+        out[i] = (uint8_t)(a << 4 | b);
+    }
+    return s[2 * n] == '\0' || s[2 * n] == '\n' ? 0 : -1;
+}
+
+static void tohex(const uint8_t *in, size_t n, char *out)
+{
+    for (size_t i = 0; i < n; i++)
+        snprintf(out + 2 * i, 3, "%02x", in[i]);
+}
+
+/* One address of the list, within the time left; the socket, or -1. */
+static int connect_one(const char *a, int port, long long until)
+{
+    struct sockaddr_storage ss = {0};
+    socklen_t sl;
+    struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+    if (inet_pton(AF_INET, a, &s4->sin_addr) == 1) {
+        s4->sin_family = AF_INET;
+        s4->sin_port = htons((uint16_t)port);
+        sl = sizeof(*s4);
+    } else if (inet_pton(AF_INET6, a, &s6->sin6_addr) == 1) {
+        s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons((uint16_t)port);
+        sl = sizeof(*s6);
+    } else {
+        return -1;
+    }
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (connect(fd, (struct sockaddr *)&ss, sl) != 0) {
+        struct pollfd p = {.fd = fd, .events = POLLOUT};
+        int err = 0;
+        socklen_t el = sizeof(err);
+        long long left = until - now_ms();
+        if (errno != EINPROGRESS || left <= 0 || poll(&p, 1, (int)left) != 1 ||
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0 || err != 0) {
+            close(fd);
+            return -1;
+        }
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    return fd;
+}
+
+/* A line from fd within the time left (the handshake); 0 or -1. */
+static int read_line(int fd, char *buf, size_t cap, long long until)
+{
+    size_t got = 0;
+    while (got < cap - 1) {
+        long long left = until - now_ms();
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (left <= 0 || poll(&p, 1, (int)left) != 1)
+            return -1;
+        ssize_t n = recv(fd, buf + got, 1, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        if (buf[got++] == '\n') {
+            buf[got] = '\0';
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Connects and authenticates; the socket, or -1 with why[] saying what failed. */
+static int join_server(const char *addr, const char *keyhex, int rank, int size, char *why,
+                       size_t wlen)
+{
+    uint8_t key[32];
+    if (keyhex == NULL || strlen(keyhex) != 64 || unhex(keyhex, key, 32) != 0) {
+        snprintf(why, wlen, "FERRY_CHECK_KEY is not 64 hex digits");
+        return -1;
+    }
+    const char *colon = strrchr(addr, ':');
+    char *end;
+    long port = colon ? strtol(colon + 1, &end, 10) : 0;
+    if (colon == NULL || *end != '\0' || port <= 0 || port > 65535) {
+        snprintf(why, wlen, "FERRY_CHECK_ADDR='%s' is not ADDRESS[,ADDRESS...]:PORT", addr);
+        return -1;
+    }
+    long long until = now_ms() + CONNECT_MS;
+    char *list = strndup(addr, (size_t)(colon - addr)), *save = NULL;
+    int fd = -1;
+    for (char *a = list ? strtok_r(list, ",", &save) : NULL; a != NULL && fd < 0;
+         a = strtok_r(NULL, ",", &save))
+        fd = connect_one(a, (int)port, until);
+    free(list);
+    if (fd < 0) {
+        snprintf(why, wlen, "cannot connect to %s", addr);
+        return -1;
+    }
+    char line[160];
+    uint8_t msg[36], mac[32];
+    if (read_line(fd, line, sizeof(line), until) != 0 || strncmp(line, "FERRY-CHECK 1 ", 14) != 0 ||
+        unhex(line + 14, msg, 32) != 0)
+        goto err_proto;
+    uint32_t r = htonl((uint32_t)rank);
+    memcpy(msg + 32, &r, 4);
+    fy_hmac_sha256(key, sizeof(key), msg, sizeof(msg), mac);
+    char machex[65];
+    tohex(mac, 32, machex);
+    int len = snprintf(line, sizeof(line), "AUTH %d %d %ld %s\n", rank, size, (long)getpid(),
+                       machex);
+    W.fd = fd;
+    if (send_all(line, (size_t)len) == 0 && read_line(fd, line, sizeof(line), until) == 0 &&
+        strcmp(line, "NO\n") == 0) {
+        /* Not of the job's first world (a spawned one): the watch is off, quietly. */
+        W.fd = -1;
+        why[0] = '\0';
+        close(fd);
+        return -1;
+    }
+    if (strcmp(line, "OK\n") != 0) {
+        W.fd = -1;
+        snprintf(why, wlen, "the server at %s refused us (a wrong FERRY_CHECK_KEY?)", addr);
+        close(fd);
+        return -1;
+    }
+    W.fd = -1;
+    return fd;
+err_proto:
+    snprintf(why, wlen, "%s is not a check server", addr);
+    close(fd);
+    return -1;
+}
+
+void chk_watch_start(int world_rank, int world_size)
+{
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&W.state, &expect, 2))
+        return; /* once per process */
+    const char *addr = getenv("FERRY_CHECK_ADDR");
+    if (addr == NULL || *addr == '\0')
+        return;
+    char why[256];
+    int fd = join_server(addr, getenv("FERRY_CHECK_KEY"), world_rank, world_size, why,
+                         sizeof(why));
+    if (fd < 0) {
+        if (why[0] != '\0')
+            fprintf(stderr, "ferry check: rank %d: %s; deadlocks will not be found\n",
+                    world_rank, why);
+        return;
+    }
+    if (pipe2(W.wake, O_CLOEXEC) != 0) {
+        close(fd);
+        return;
+    }
+    W.fd = fd;
+    W.rank = world_rank;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setstacksize(&at, STACK_BYTES);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* inherited by the thread */
+    int rc = pthread_create(&W.th, &at, watch_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&at);
+    if (rc != 0) {
+        close(W.wake[0]);
+        close(W.wake[1]);
+        close(fd);
+        W.fd = -1;
+        return;
+    }
+    atomic_store(&W.state, 1);
 }
 
 void chk_watch_stop(void)
 {
+    int expect = 1;
+    if (!atomic_compare_exchange_strong(&W.state, &expect, 2))
+        return;
+    while (write(W.wake[1], "x", 1) < 0 && errno == EINTR)
+        ;
+    pthread_join(W.th, NULL);
+    close(W.wake[0]);
+    close(W.wake[1]);
+    close(W.fd);
+    W.fd = -1;
+    pthread_mutex_lock(&W.qlock);
+    free(W.q);
+    W.q = NULL;
+    W.qlen = W.qcap = 0;
+    pthread_mutex_unlock(&W.qlock);
 }

@@ -26,14 +26,21 @@ enum chk_wait_kind {
     CHK_W_SYNC,  /* a standard send the library completed by buffering; the checker waits until the
                     receiver matched it, to find programs that only work because of buffering */
     CHK_W_COLL,  /* a collective `coll` on `comm`, this rank's `seq`-th on that communicator */
-    CHK_W_OTHER, /* anything else that waits on other ranks (window sync, generalized requests) */
+    CHK_W_OTHER, /* anything else that waits on other ranks (window sync, generalized requests);
+                    not judged (taken as able to complete): say CHK_W_COLL where you can */
+    CHK_W_POSTED, /* not waited for: a receive this rank posted earlier and has not completed
+                     (MPI_Irecv), after the waited items and counted in n. The server then knows
+                     that a send to this rank is matched (an MPI_Ssend would complete there)
+                     and lets a CHK_W_SYNC of that send go without calling it a potential
+                     deadlock: MPI_Irecv; MPI_Barrier; MPI_Send to the ring's next; MPI_Wait. */
 };
 
 typedef struct chk_item {
     int kind;       /* enum chk_wait_kind */
     int peer;       /* world rank, -1 for any */
     int tag;        /* -1 for any */
-    uint64_t comm;  /* the communicator's id: equal on every member (chk_watch_comm) */
+    uint64_t comm;  /* the communicator's id: equal on every member (chk_watch_comm); 0 is
+                       MPI_COMM_WORLD's, named so in reports without chk_watch_comm_name */
     const char *coll; /* CHK_W_COLL: the MPI function's name ("MPI_Bcast"); static storage */
     uint64_t seq;   /* CHK_W_COLL: the collective's number on `comm` on this rank */
 } chk_item_t;
@@ -47,10 +54,16 @@ void chk_watch_start(int world_rank, int world_size);
  * (an intercommunicator: both groups). */
 void chk_watch_comm(uint64_t id, int n, const int *world_ranks);
 
+/* The communicator's MPI name (MPI_Comm_get_name at its creation, and MPI_Comm_set_name), for
+ * the reports: "MPI_COMM_WORLD" rather than "comm #1". After chk_watch_comm for the same id. */
+void chk_watch_comm_name(uint64_t id, const char *name);
+
 /* Entering a call that may block: `call` is the MPI function's name (static storage), `ra` the
  * caller's return address (resolved to file:line only when the block is reported), `all` true
  * when every item must complete (MPI_Waitall), false when one is enough (MPI_Waitany, _some).
- * n may exceed CHK_WATCH_MAX_ITEMS. Nested blocks are not allowed: a wrapper blocks once. */
+ * n may exceed CHK_WATCH_MAX_ITEMS. Nested blocks are not allowed: a wrapper blocks once. Threads
+ * may block at the same time (MPI_THREAD_MULTIPLE), each pairing its block with its unblock;
+ * while more than one is blocked the rank counts as running (it is not judged). */
 void chk_watch_block(const char *call, const void *ra, bool all, int n, const chk_item_t *items);
 
 /* The call returned (or moved on: a partial completion of a Waitsome counts). */
@@ -58,7 +71,8 @@ void chk_watch_unblock(void);
 
 /* True once the server reported a potential deadlock that involves this rank's current block:
  * the wrapper then stops waiting for its CHK_W_SYNC items (their requests complete later,
- * chk_watch_stop waits for them) and returns. Reset by the next chk_watch_block. */
+ * chk_watch_stop waits for them) and returns. Reset by the next chk_watch_block (the release
+ * names the block's sequence number, so a late one never touches the next block). */
 bool chk_watch_released(void);
 
 /* The rank is in MPI_Finalize and will make no other MPI call: what it still waits for there is
