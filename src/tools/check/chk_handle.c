@@ -1,0 +1,148 @@
+/* The table of handles the program created: live ones (leaks at MPI_Finalize) and freed ones
+ * (a later use is reported with where it was freed). A handle value the library reuses for a
+ * new object is live again; predefined handles are never in the table, so always live. */
+#include "chk.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NB 4096
+static chk_handle_t *tab[NB];
+
+static unsigned bucket(int kind, int h)
+{
+    return ((unsigned)h * 2654435761u ^ (unsigned)kind) % NB;
+}
+
+static const char *kind_names[CHK_K_N] = {
+    "communicator", "datatype", "group", "request", "op", "info", "errhandler", "window", "message",
+    "session",
+};
+
+const char *chk_kind_name(int kind)
+{
+    return kind_names[kind];
+}
+
+/* Null handles have kind bits 00, predefined ones 01 (MPICH's encoding, which is Ferry's ABI);
+ * the pair types (MPI_FLOAT_INT...) are predefined too but are never created by a call. */
+static bool trackable(int h)
+{
+    unsigned k = ((unsigned)h >> 30) & 3u;
+    return k >= 2;
+}
+
+chk_handle_t *chk_find_locked(int kind, int h)
+{
+    for (chk_handle_t *e = tab[bucket(kind, h)]; e; e = e->next)
+        if (e->h == h && e->kind == kind)
+            return e;
+    return NULL;
+}
+
+chk_handle_t *chk_created(int kind, int h, const char *call, const void *ra)
+{
+    if (!trackable(h))
+        return NULL;
+    chk_lock();
+    chk_handle_t *e = chk_find_locked(kind, h);
+    if (!e) {
+        e = calloc(1, sizeof *e);
+        e->kind = kind;
+        e->h = h;
+        unsigned b = bucket(kind, h);
+        e->next = tab[b];
+        tab[b] = e;
+    }
+    e->live = true;
+    e->ccall = call;
+    e->cra = ra;
+    e->fcall = NULL;
+    e->fra = NULL;
+    chk_unlock();
+    if (kind == CHK_K_TYPE)
+        chk_sig_forget(h);
+    return e;
+}
+
+void chk_freed(int kind, int h, const char *call, const void *ra)
+{
+    if (!trackable(h))
+        return;
+    chk_lock();
+    chk_handle_t *e = chk_find_locked(kind, h);
+    if (e) {
+        e->live = false;
+        e->fcall = call;
+        e->fra = ra;
+    }
+    chk_unlock();
+    if (kind == CHK_K_TYPE)
+        chk_sig_forget(h);
+}
+
+bool chk_use(int kind, int h, const char *call, const char *arg, const void *ra)
+{
+    if (!(chk_on & CHK_C_HANDLE) || !trackable(h))
+        return true;
+    chk_lock();
+    chk_handle_t *e = chk_find_locked(kind, h);
+    bool dead = e && !e->live;
+    const char *fcall = dead ? e->fcall : NULL;
+    const void *fra = dead ? e->fra : NULL;
+    chk_unlock();
+    if (!dead)
+        return true;
+    char w[600];
+    chk_report(call, ra, "use of a freed %s (argument %s, handle 0x%x), freed by %s at %s",
+               kind_names[kind], arg, (unsigned)h, fcall ? fcall : "?", chk_where(fra, w, sizeof w));
+    return false;
+}
+
+/* At MPI_Finalize: every live object the program created, grouped by the line that created
+ * them. A request counts when it was neither completed nor freed: an active one, or an inactive
+ * persistent one never freed. */
+typedef struct {
+    int kind;
+    const char *call;
+    const void *ra;
+    int n;
+} leak_t;
+
+void chk_leak_report(void)
+{
+    leak_t *l = NULL;
+    int nl = 0, cap = 0;
+    chk_lock();
+    for (int b = 0; b < NB; b++)
+        for (chk_handle_t *e = tab[b]; e; e = e->next) {
+            if (!e->live || e->kind == CHK_K_MESSAGE || e->kind == CHK_K_SESSION)
+                continue;
+            int i;
+            for (i = 0; i < nl; i++)
+                if (l[i].kind == e->kind && l[i].ra == e->cra && l[i].call == e->ccall)
+                    break;
+            if (i == nl) {
+                if (nl == cap) {
+                    cap = cap ? 2 * cap : 16;
+                    l = realloc(l, sizeof *l * (size_t)cap);
+                }
+                l[nl++] = (leak_t){e->kind, e->ccall, e->cra, 0};
+            }
+            l[i].n++;
+        }
+    chk_unlock();
+    for (int i = 0; i < nl; i++) {
+        const char *what = l[i].kind == CHK_K_REQUEST ? "never completed or freed" : "never freed";
+        char w[600];
+        chk_where(l[i].ra, w, sizeof w);
+        if (l[i].n == 1)
+            chk_report("MPI_Finalize", NULL, "leak: a %s created by %s at %s was %s", kind_names[l[i].kind],
+                       l[i].call, w, what);
+        else
+            chk_report("MPI_Finalize", NULL, "leak: %d %ss created by %s at %s were %s", l[i].n,
+                       kind_names[l[i].kind], l[i].call, w, what);
+    }
+    free(l);
+}

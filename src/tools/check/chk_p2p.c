@@ -1,0 +1,1358 @@
+/* Point-to-point: signatures, truncation, buffers, and what blocked calls wait for.
+ *
+ * Every send on a communicator with a shadow first sends a small "shadow" message on the shadow
+ * communicator to the same destination with the same tag: the sender's type signature summary,
+ * the call, and where it was made (module and offset; the receiver resolves them only when it
+ * reports). Every completed receive then takes the shadow from status.MPI_SOURCE with
+ * status.MPI_TAG and compares. Non-overtaking makes the k-th shadow from (source, tag) belong to
+ * the k-th message from (source, tag) that this rank matched; receives are matched in the order
+ * they were posted, so a completed receive whose shadow could belong to an earlier-posted receive
+ * still pending waits ("deferred") until that one has taken its own.
+ *
+ * MPI_Send sends its shadow synchronously (PMPI_Issend) and waits until the receiver matched it,
+ * told to the watch as CHK_W_SYNC: a program that only works because standard sends are buffered
+ * then shows up as a (potential) deadlock. Other sends' shadows are standard sends completed in
+ * the background (the pending list) and at MPI_Finalize. */
+#include "chk.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- the shadow message ------------------------------------------------------------------ */
+#define SHADOW_PATH 512
+typedef struct shadow {
+    chk_sigsum_t sig;
+    uint64_t off;         /* of the call in the sender's module */
+    char call[32];        /* the sender's MPI function */
+    char module[SHADOW_PATH];
+} shadow_t;
+#define SHADOW_HEAD offsetof(shadow_t, module)
+
+static bool typecheck(chk_comm_t *c)
+{
+    return (chk_on & CHK_C_TYPE) && c && c->shadow != MPI_COMM_NULL;
+}
+
+/* Background shadow sends, completed opportunistically and at MPI_Finalize. */
+typedef struct {
+    MPI_Request req;
+    shadow_t *buf;
+} pend_t;
+static pend_t *pend;
+static int npend, cappend;
+static shadow_t *freelist[64];
+static int nfree;
+
+static shadow_t *shadow_alloc(void)
+{
+    shadow_t *s = NULL;
+    chk_lock();
+    if (nfree)
+        s = freelist[--nfree];
+    chk_unlock();
+    return s ? s : malloc(sizeof *s);
+}
+
+static void shadow_release(shadow_t *s)
+{
+    chk_lock();
+    if (nfree < 64)
+        freelist[nfree++] = s, s = NULL;
+    chk_unlock();
+    free(s);
+}
+
+static void pend_poll(void)
+{
+    chk_lock();
+    for (int i = 0; i < npend;) {
+        int flag = 0;
+        PMPI_Test(&pend[i].req, &flag, MPI_STATUS_IGNORE);
+        if (flag) {
+            if (nfree < 64)
+                freelist[nfree++] = pend[i].buf;
+            else
+                free(pend[i].buf);
+            pend[i] = pend[--npend];
+        } else {
+            i++;
+        }
+    }
+    chk_unlock();
+}
+
+static void pend_add(MPI_Request r, shadow_t *s)
+{
+    chk_lock();
+    if (npend == cappend) {
+        cappend = cappend ? 2 * cappend : 64;
+        pend = realloc(pend, sizeof *pend * (size_t)cappend);
+    }
+    pend[npend++] = (pend_t){r, s};
+    bool poll = npend >= 32;
+    chk_unlock();
+    if (poll)
+        pend_poll();
+}
+
+static int shadow_make(shadow_t *s, const char *call, const void *ra, MPI_Datatype type, MPI_Count count)
+{
+    chk_sig_of(type, count, &s->sig);
+    snprintf(s->call, sizeof s->call, "%s", call);
+    const char *m = chk_module_of(ra, &s->off);
+    size_t n = strlen(m);
+    if (n >= SHADOW_PATH)
+        n = SHADOW_PATH - 1;
+    memcpy(s->module, m, n);
+    s->module[n] = 0;
+    return (int)(SHADOW_HEAD + n + 1);
+}
+
+/* Sends the shadow of a send in the background. */
+static void shadow_send(chk_comm_t *c, int dest, int tag, const char *call, const void *ra,
+                        MPI_Datatype type, MPI_Count count)
+{
+    if (!typecheck(c) || dest == MPI_PROC_NULL)
+        return;
+    shadow_t *s = shadow_alloc();
+    int len = shadow_make(s, call, ra, type, count);
+    MPI_Request r;
+    PMPI_Isend(s, len, MPI_BYTE, dest, tag, c->shadow, &r);
+    pend_add(r, s);
+}
+
+/* Waits for a request with a backoff: spin, then yield, then sleeps growing to 1 ms; stops
+ * early when the watch releases the block. True when it completed. */
+static bool backoff_wait(MPI_Request *r, bool watch)
+{
+    for (unsigned i = 0;; i++) {
+        int flag = 0;
+        PMPI_Test(r, &flag, MPI_STATUS_IGNORE);
+        if (flag)
+            return true;
+        if (watch && chk_watch_released())
+            return false;
+        if (i < 100)
+            continue;
+        if (i < 200) {
+            sched_yield();
+            continue;
+        }
+        long ns = (long)(i - 199) * 10000;
+        struct timespec ts = {0, ns > 1000000 ? 1000000 : ns};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* ---- requests ------------------------------------------------------------------------------ */
+enum { R_SEND, R_RECV, R_OTHER };
+typedef struct req {
+    struct req *next;                   /* hash chain */
+    struct req *pprev_post, *pnext_post; /* active receives in posting order */
+    MPI_Request req;
+    int kind;
+    bool persistent, active, posted;
+    chk_comm_t *c;
+    int peer, tag;
+    const void *buf;
+    MPI_Count count;
+    MPI_Datatype type;
+    const char *call;
+    const void *ra;
+    uint64_t seq;     /* posting order of receives */
+    uint64_t csum;    /* sends: the buffer's checksum at the start */
+    bool summed;
+} req_t;
+
+#define RB 4096
+static req_t *rtab[RB];
+static req_t post_head = {.pnext_post = &post_head, .pprev_post = &post_head};
+static uint64_t next_seq = 1;
+
+static unsigned rbucket(MPI_Request r)
+{
+    return ((unsigned)r * 2654435761u) % RB;
+}
+
+static req_t *req_find_locked(MPI_Request r)
+{
+    for (req_t *q = rtab[rbucket(r)]; q; q = q->next)
+        if (q->req == r)
+            return q;
+    return NULL;
+}
+
+static req_t *req_add(MPI_Request r, int kind, const char *call, const void *ra, bool persistent)
+{
+    req_t *q = calloc(1, sizeof *q);
+    q->req = r;
+    q->kind = kind;
+    q->call = call;
+    q->ra = ra;
+    q->persistent = persistent;
+    q->active = !persistent;
+    chk_lock();
+    req_t **pp = &rtab[rbucket(r)];
+    for (req_t **p = pp; *p; p = &(*p)->next)
+        if ((*p)->req == r) { /* a stale entry for a reused handle */
+            req_t *old = *p;
+            *p = old->next;
+            if (old->posted) {
+                old->pprev_post->pnext_post = old->pnext_post;
+                old->pnext_post->pprev_post = old->pprev_post;
+            }
+            free(old);
+            break;
+        }
+    q->next = *pp;
+    *pp = q;
+    chk_unlock();
+    chk_created(CHK_K_REQUEST, r, call, ra);
+    return q;
+}
+
+static void post_locked(req_t *q)
+{
+    q->seq = next_seq++;
+    q->posted = true;
+    q->pnext_post = &post_head;
+    q->pprev_post = post_head.pprev_post;
+    post_head.pprev_post->pnext_post = q;
+    post_head.pprev_post = q;
+}
+
+static void unpost_locked(req_t *q)
+{
+    if (!q->posted)
+        return;
+    q->posted = false;
+    q->pprev_post->pnext_post = q->pnext_post;
+    q->pnext_post->pprev_post = q->pprev_post;
+}
+
+static void req_remove(req_t *q)
+{
+    chk_lock();
+    unpost_locked(q);
+    for (req_t **p = &rtab[rbucket(q->req)]; *p; p = &(*p)->next)
+        if (*p == q) {
+            *p = q->next;
+            break;
+        }
+    chk_unlock();
+    free(q);
+}
+
+void chk_req_other(MPI_Request req, const char *call, const void *ra, MPI_Comm comm, bool persistent)
+{
+    if (req == MPI_REQUEST_NULL)
+        return;
+    req_t *q = req_add(req, R_OTHER, call, ra, persistent);
+    q->c = chk_comm_get(comm);
+    /* A nonblocking collective takes its number on the communicator now (the watch names it). */
+    if (q->c && strncmp(call, "MPI_I", 5) == 0)
+        q->seq = __atomic_add_fetch(&q->c->nsent_coll, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- buffers ------------------------------------------------------------------------------- */
+static void span(const void *buf, MPI_Count count, MPI_Datatype type, uintptr_t *lo, uintptr_t *hi)
+{
+    MPI_Count tlb = 0, text = 0, lb = 0, ext = 0;
+    PMPI_Type_get_true_extent_c(type, &tlb, &text);
+    PMPI_Type_get_extent_c(type, &lb, &ext);
+    *lo = (uintptr_t)buf + (uintptr_t)tlb;
+    *hi = count > 0 ? *lo + (uintptr_t)((count - 1) * ext + text) : *lo;
+}
+
+static bool overlaps(const void *b1, MPI_Count c1, MPI_Datatype t1, const void *b2, MPI_Count c2,
+                     MPI_Datatype t2)
+{
+    if (!b1 || !b2 || c1 <= 0 || c2 <= 0 || b1 == MPI_BOTTOM || b2 == MPI_BOTTOM || b1 == MPI_IN_PLACE ||
+        b2 == MPI_IN_PLACE)
+        return false;
+    uintptr_t l1, h1, l2, h2;
+    span(b1, c1, t1, &l1, &h1);
+    span(b2, c2, t2, &l2, &h2);
+    return l1 < h2 && l2 < h1;
+}
+
+static uint64_t checksum(const void *buf, MPI_Count count, MPI_Datatype type)
+{
+    MPI_Count size = 0, tlb = 0, text = 0;
+    PMPI_Type_size_c(type, &size);
+    PMPI_Type_get_true_extent_c(type, &tlb, &text);
+    if (count <= 0 || size == 0 || !buf)
+        return 0;
+    if (size == text) /* contiguous: the bytes themselves */
+        return chk_hash_bytes(0, (const char *)buf + tlb, (size_t)(size * count));
+    MPI_Count psize = 0, pos = 0;
+    PMPI_Pack_size_c(count, type, MPI_COMM_SELF, &psize);
+    void *tmp = malloc((size_t)psize + 1);
+    PMPI_Pack_c(buf, count, type, tmp, psize, &pos, MPI_COMM_SELF);
+    uint64_t h = chk_hash_bytes(0, tmp, (size_t)pos);
+    free(tmp);
+    return h;
+}
+
+/* A receive buffer must not overlap the buffer of a pending nonblocking receive or send. */
+static void check_recv_overlap(const char *call, const void *ra, const void *buf, MPI_Count count,
+                               MPI_Datatype type, const req_t *self)
+{
+    if (!(chk_on & CHK_C_BUFFER) || count <= 0)
+        return;
+    const char *ocall = NULL;
+    const void *ora = NULL;
+    chk_lock();
+    for (int b = 0; b < RB && !ocall; b++)
+        for (req_t *q = rtab[b]; q; q = q->next)
+            if (q != self && q->active && q->kind != R_OTHER && overlaps(buf, count, type, q->buf, q->count, q->type)) {
+                ocall = q->call;
+                ora = q->ra;
+                break;
+            }
+    chk_unlock();
+    if (ocall) {
+        char w[600];
+        chk_report(call, ra, "overlapping buffers: the receive buffer overlaps the buffer of a pending %s at %s",
+                   ocall, chk_where(ora, w, sizeof w));
+    }
+}
+
+/* ---- receives: shadows taken in matching order ------------------------------------------- */
+typedef struct done {
+    struct done *next;
+    chk_comm_t *c;
+    int src, tag;
+    MPI_Datatype type;
+    MPI_Count count;
+    const char *call;
+    const void *ra;
+    uint64_t seq;
+} done_t;
+static done_t *deferred; /* in seq order */
+static pthread_mutex_t consume_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool could_match(int peer, int tag, int src, int stag)
+{
+    return (peer == MPI_ANY_SOURCE || peer == src) && (tag == MPI_ANY_TAG || tag == stag);
+}
+
+/* True when an earlier-posted receive, pending or deferred, could own the shadow. Lock held. */
+static bool blocked_locked(const done_t *d)
+{
+    for (req_t *q = post_head.pnext_post; q != &post_head && q->seq < d->seq; q = q->pnext_post)
+        if (q->c == d->c && could_match(q->peer, q->tag, d->src, d->tag))
+            return true;
+    for (done_t *e = deferred; e && e->seq < d->seq; e = e->next)
+        if (e->c == d->c && e->src == d->src && e->tag == d->tag)
+            return true;
+    return false;
+}
+
+static void compare(const done_t *d, const shadow_t *s)
+{
+    chk_sigsum_t r;
+    chk_sig_of(d->type, d->count, &r);
+    char rs[300], ss[300], w[600];
+    if (s->sig.bytes > r.bytes) {
+        chk_sig_str(&r, rs, sizeof rs);
+        chk_sig_str(&s->sig, ss, sizeof ss);
+        chk_report(d->call, d->ra,
+                   "truncation: receive buffer of %s (%lld bytes) for a message from rank %d of %s "
+                   "(%lld bytes) sent with %s at %s",
+                   rs, (long long)r.bytes, d->src, ss, (long long)s->sig.bytes, s->call,
+                   chk_where_remote(s->module, s->off, w, sizeof w));
+        return;
+    }
+    if (s->sig.anything || r.anything)
+        return;
+    int64_t avail = 0;
+    uint64_t h = chk_sig_prefix(d->type, d->count, s->sig.nelem, &avail);
+    if (h == s->sig.hash && avail == s->sig.nelem)
+        return;
+    chk_sig_str(&r, rs, sizeof rs);
+    chk_sig_str(&s->sig, ss, sizeof ss);
+    chk_report(d->call, d->ra,
+               "type mismatch: received %s (%lld bytes) from rank %d, which sent %s (%lld bytes) with %s at %s",
+               rs, (long long)r.bytes, d->src, ss, (long long)s->sig.bytes, s->call,
+               chk_where_remote(s->module, s->off, w, sizeof w));
+}
+
+static void consume(const done_t *d, shadow_t *pre)
+{
+    shadow_t *s = pre;
+    if (!s) {
+        s = shadow_alloc();
+        pthread_mutex_lock(&consume_lock);
+        PMPI_Recv(s, (int)sizeof *s, MPI_BYTE, d->src, d->tag, d->c->shadow, MPI_STATUS_IGNORE);
+        pthread_mutex_unlock(&consume_lock);
+    }
+    compare(d, s);
+    shadow_release(s);
+}
+
+/* Deferred receives whose turn has come. */
+static void run_deferred(void)
+{
+    for (;;) {
+        done_t *go = NULL;
+        chk_lock();
+        for (done_t **p = &deferred; *p; p = &(*p)->next)
+            if (!blocked_locked(*p)) {
+                go = *p;
+                *p = go->next;
+                break;
+            }
+        chk_unlock();
+        if (!go)
+            return;
+        consume(go, NULL);
+        free(go);
+    }
+}
+
+/* A receive completed with status st; seq is its posting order. */
+static void recv_done(chk_comm_t *c, const MPI_Status *st, MPI_Datatype type, MPI_Count count,
+                      const char *call, const void *ra, uint64_t seq)
+{
+    if (!typecheck(c) || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0)
+        return;
+    int cancelled = 0;
+    PMPI_Test_cancelled(st, &cancelled);
+    if (cancelled)
+        return;
+    done_t d = {.c = c, .src = st->MPI_SOURCE, .tag = st->MPI_TAG, .type = type, .count = count,
+                .call = call, .ra = ra, .seq = seq};
+    chk_lock();
+    if (blocked_locked(&d)) {
+        done_t *e = malloc(sizeof *e);
+        *e = d;
+        done_t **p = &deferred;
+        while (*p && (*p)->seq < seq)
+            p = &(*p)->next;
+        e->next = *p;
+        *p = e;
+        chk_unlock();
+        return;
+    }
+    chk_unlock();
+    consume(&d, NULL);
+    if (deferred)
+        run_deferred();
+}
+
+/* ---- watch items ---------------------------------------------------------------------------- */
+static chk_item_t item_of(int kind, chk_comm_t *c, int peer, int tag)
+{
+    return (chk_item_t){.kind = kind, .peer = peer == MPI_ANY_SOURCE ? -1 : chk_world_of(c, peer),
+                        .tag = tag == MPI_ANY_TAG ? -1 : tag, .comm = c ? c->id : 0};
+}
+
+static void block1(const char *call, const void *ra, int kind, chk_comm_t *c, int peer, int tag)
+{
+    if (!(chk_on & CHK_C_WATCH))
+        return;
+    chk_item_t it = item_of(kind, c, peer, tag);
+    chk_watch_block(call, ra, true, 1, &it);
+}
+
+static void unblock(void)
+{
+    if (chk_on & CHK_C_WATCH)
+        chk_watch_unblock();
+}
+
+void chk_block_other(const char *call, const void *ra)
+{
+    if (!(chk_on & CHK_C_WATCH) || chk_state != 1)
+        return;
+    chk_item_t it = {.kind = CHK_W_OTHER, .peer = -1, .tag = -1};
+    chk_watch_block(call, ra, true, 1, &it);
+}
+
+void chk_unblock_other(void)
+{
+    if ((chk_on & CHK_C_WATCH) && chk_state == 1)
+        chk_watch_unblock();
+}
+
+/* ---- sends ---------------------------------------------------------------------------------- */
+static void pre_send(const char *call, const void *ra, MPI_Comm comm, MPI_Datatype type, int dest)
+{
+    chk_use(CHK_K_COMM, comm, call, "comm", ra);
+    chk_use(CHK_K_TYPE, type, call, "datatype", ra);
+    (void)dest;
+}
+
+static int raw_send(int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                    MPI_Comm comm)
+{
+    switch (mode) {
+    case 1: return PMPI_Bsend_c(buf, count, type, dest, tag, comm);
+    case 2: return PMPI_Ssend_c(buf, count, type, dest, tag, comm);
+    case 3: return PMPI_Rsend_c(buf, count, type, dest, tag, comm);
+    default: return PMPI_Send_c(buf, count, type, dest, tag, comm);
+    }
+}
+
+/* Blocking sends. mode: 0 standard (synchronous shadow, the watch's CHK_W_SYNC), 1 buffered,
+ * 2 synchronous, 3 ready, 4 standard with a background shadow. */
+static int send_blocking(const char *call, const void *ra, int mode, const void *buf, MPI_Count count,
+                         MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    if (chk_outside(call, ra))
+        goto plain;
+    pre_send(call, ra, comm, type, dest);
+    chk_comm_t *c = chk_comm_get(comm);
+    if (dest == MPI_PROC_NULL)
+        goto plain;
+    if (!typecheck(c)) {
+        block1(call, ra, CHK_W_SEND, c, dest, tag);
+        int rc = raw_send(mode, buf, count, type, dest, tag, comm);
+        unblock();
+        return rc;
+    }
+    /* Waiting for the receiver to match makes sense only where the deadlock watch can release
+     * the wait (mpiexec --check), and never for a send to this rank itself. */
+    if (mode == 0 && (!getenv("FERRY_CHECK_ADDR") || chk_world_of(c, dest) == chk_rank))
+        mode = 4;
+    shadow_t *s = shadow_alloc();
+    int len = shadow_make(s, call, ra, type, count);
+    MPI_Request sr;
+    if (mode == 0)
+        PMPI_Issend(s, len, MPI_BYTE, dest, tag, c->shadow, &sr);
+    else
+        PMPI_Isend(s, len, MPI_BYTE, dest, tag, c->shadow, &sr);
+    block1(call, ra, CHK_W_SEND, c, dest, tag);
+    int rc = raw_send(mode, buf, count, type, dest, tag, comm);
+    unblock();
+    if (mode != 0) {
+        pend_add(sr, s);
+        return rc;
+    }
+    int flag = 0;
+    PMPI_Test(&sr, &flag, MPI_STATUS_IGNORE);
+    if (flag) {
+        shadow_release(s);
+        return rc;
+    }
+    /* The data went out; until the receiver matched it, this send only completed because it was
+     * buffered. */
+    block1(call, ra, CHK_W_SYNC, c, dest, tag);
+    bool done = backoff_wait(&sr, chk_on & CHK_C_WATCH);
+    unblock();
+    if (done)
+        shadow_release(s);
+    else
+        pend_add(sr, s);
+    return rc;
+plain:
+    return raw_send(mode, buf, count, type, dest, tag, comm);
+}
+
+#define BLOCKING_SEND(NAME, MODE)                                                                       \
+    int MPI_##NAME(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)   \
+    {                                                                                                     \
+        return send_blocking("MPI_" #NAME, CHK_RA(), MODE, buf, count, datatype, dest, tag, comm);        \
+    }                                                                                                     \
+    int MPI_##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,        \
+                       MPI_Comm comm)                                                                     \
+    {                                                                                                     \
+        return send_blocking("MPI_" #NAME "_c", CHK_RA(), MODE, buf, count, datatype, dest, tag, comm);   \
+    }
+BLOCKING_SEND(Send, 0)
+BLOCKING_SEND(Bsend, 1)
+BLOCKING_SEND(Ssend, 2)
+BLOCKING_SEND(Rsend, 3)
+
+/* Nonblocking and persistent sends. mode as above; persistent: the shadow goes at each start. */
+static int send_nb(const char *call, const void *ra, int mode, bool persistent, const void *buf,
+                   MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    bool out = chk_outside(call, ra);
+    if (!out)
+        pre_send(call, ra, comm, type, dest);
+    chk_comm_t *c = out ? NULL : chk_comm_get(comm);
+    if (!persistent && !out)
+        shadow_send(c, dest, tag, call, ra, type, count);
+    int rc;
+    if (persistent) {
+        switch (mode) {
+        case 1: rc = PMPI_Bsend_init_c(buf, count, type, dest, tag, comm, req); break;
+        case 2: rc = PMPI_Ssend_init_c(buf, count, type, dest, tag, comm, req); break;
+        case 3: rc = PMPI_Rsend_init_c(buf, count, type, dest, tag, comm, req); break;
+        default: rc = PMPI_Send_init_c(buf, count, type, dest, tag, comm, req);
+        }
+    } else {
+        switch (mode) {
+        case 1: rc = PMPI_Ibsend_c(buf, count, type, dest, tag, comm, req); break;
+        case 2: rc = PMPI_Issend_c(buf, count, type, dest, tag, comm, req); break;
+        case 3: rc = PMPI_Irsend_c(buf, count, type, dest, tag, comm, req); break;
+        default: rc = PMPI_Isend_c(buf, count, type, dest, tag, comm, req);
+        }
+    }
+    if (rc != MPI_SUCCESS || out)
+        return rc;
+    req_t *q = req_add(*req, R_SEND, call, ra, persistent);
+    q->c = c;
+    q->peer = dest;
+    q->tag = tag;
+    q->buf = buf;
+    q->count = count;
+    q->type = type;
+    if (!persistent && (chk_on & CHK_C_BUFFER) && dest != MPI_PROC_NULL) {
+        q->csum = checksum(buf, count, type);
+        q->summed = true;
+    }
+    return rc;
+}
+
+#define NB_SEND(NAME, MODE, PERS)                                                                          \
+    int MPI_##NAME(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,     \
+                   MPI_Request *request)                                                                   \
+    {                                                                                                      \
+        return send_nb("MPI_" #NAME, CHK_RA(), MODE, PERS, buf, count, datatype, dest, tag, comm, request); \
+    }                                                                                                      \
+    int MPI_##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,         \
+                       MPI_Comm comm, MPI_Request *request)                                                \
+    {                                                                                                      \
+        return send_nb("MPI_" #NAME "_c", CHK_RA(), MODE, PERS, buf, count, datatype, dest, tag, comm,     \
+                       request);                                                                           \
+    }
+NB_SEND(Isend, 0, false)
+NB_SEND(Ibsend, 1, false)
+NB_SEND(Issend, 2, false)
+NB_SEND(Irsend, 3, false)
+NB_SEND(Send_init, 0, true)
+NB_SEND(Bsend_init, 1, true)
+NB_SEND(Ssend_init, 2, true)
+NB_SEND(Rsend_init, 3, true)
+
+/* ---- receives ------------------------------------------------------------------------------ */
+static int recv_blocking(const char *call, const void *ra, void *buf, MPI_Count count, MPI_Datatype type,
+                         int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    if (chk_outside(call, ra))
+        return PMPI_Recv_c(buf, count, type, source, tag, comm, status);
+    chk_use(CHK_K_COMM, comm, call, "comm", ra);
+    chk_use(CHK_K_TYPE, type, call, "datatype", ra);
+    check_recv_overlap(call, ra, buf, count, type, NULL);
+    chk_comm_t *c = chk_comm_get(comm);
+    MPI_Status st;
+    if (!typecheck(c) || source == MPI_PROC_NULL) {
+        block1(call, ra, CHK_W_RECV, c, source, tag);
+        int rc = PMPI_Recv_c(buf, count, type, source, tag, comm, &st);
+        unblock();
+        if (status != MPI_STATUS_IGNORE)
+            *status = st;
+        return rc;
+    }
+    chk_lock();
+    uint64_t seq = next_seq++;
+    chk_unlock();
+    /* Match first (the message is ours from here), compare with its shadow, then receive: a
+     * truncation is reported before the library's error handler runs. */
+    MPI_Message msg;
+    block1(call, ra, CHK_W_RECV, c, source, tag);
+    int rc = PMPI_Mprobe(source, tag, comm, &msg, &st);
+    unblock();
+    if (rc != MPI_SUCCESS)
+        return rc;
+    done_t d = {.c = c, .src = st.MPI_SOURCE, .tag = st.MPI_TAG, .type = type, .count = count,
+                .call = call, .ra = ra, .seq = seq};
+    chk_lock();
+    bool later = st.MPI_SOURCE < 0 || blocked_locked(&d);
+    chk_unlock();
+    if (!later)
+        consume(&d, NULL);
+    rc = PMPI_Mrecv_c(buf, count, type, &msg, &st);
+    if (later && rc == MPI_SUCCESS)
+        recv_done(c, &st, type, count, call, ra, seq);
+    else if (deferred)
+        run_deferred();
+    if (status != MPI_STATUS_IGNORE)
+        *status = st;
+    return rc;
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    return recv_blocking("MPI_Recv", CHK_RA(), buf, count, datatype, source, tag, comm, status);
+}
+
+int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Status *status)
+{
+    return recv_blocking("MPI_Recv_c", CHK_RA(), buf, count, datatype, source, tag, comm, status);
+}
+
+static int recv_nb(const char *call, const void *ra, bool persistent, void *buf, MPI_Count count,
+                   MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    bool out = chk_outside(call, ra);
+    if (!out) {
+        chk_use(CHK_K_COMM, comm, call, "comm", ra);
+        chk_use(CHK_K_TYPE, type, call, "datatype", ra);
+        check_recv_overlap(call, ra, buf, count, type, NULL);
+    }
+    int rc = persistent ? PMPI_Recv_init_c(buf, count, type, source, tag, comm, req)
+                        : PMPI_Irecv_c(buf, count, type, source, tag, comm, req);
+    if (rc != MPI_SUCCESS || out)
+        return rc;
+    req_t *q = req_add(*req, R_RECV, call, ra, persistent);
+    q->c = chk_comm_get(comm);
+    q->peer = source;
+    q->tag = tag;
+    q->buf = buf;
+    q->count = count;
+    q->type = type;
+    if (!persistent && source != MPI_PROC_NULL) {
+        chk_lock();
+        post_locked(q);
+        chk_unlock();
+    }
+    return rc;
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request)
+{
+    return recv_nb("MPI_Irecv", CHK_RA(), false, buf, count, datatype, source, tag, comm, request);
+}
+
+int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    return recv_nb("MPI_Irecv_c", CHK_RA(), false, buf, count, datatype, source, tag, comm, request);
+}
+
+int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    return recv_nb("MPI_Recv_init", CHK_RA(), true, buf, count, datatype, source, tag, comm, request);
+}
+
+int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                    MPI_Request *request)
+{
+    return recv_nb("MPI_Recv_init_c", CHK_RA(), true, buf, count, datatype, source, tag, comm, request);
+}
+
+/* ---- matched probes and their receives ----------------------------------------------------- */
+/* A message matched by Mprobe/Improbe takes its shadow at once (its turn in matching order is
+ * now); the comparison waits for Mrecv/Imrecv, which give the buffer. */
+typedef struct mmsg {
+    struct mmsg *next;
+    MPI_Message m;
+    done_t d;
+    shadow_t *s;
+    bool deferred_recv; /* its shadow could not be taken yet */
+} mmsg_t;
+static mmsg_t *mmsgs;
+
+static void matched(const char *call, const void *ra, MPI_Comm comm, MPI_Message m, const MPI_Status *st)
+{
+    chk_created(CHK_K_MESSAGE, m, call, ra);
+    chk_comm_t *c = chk_comm_get(comm);
+    if (!typecheck(c) || m == MPI_MESSAGE_NO_PROC || st->MPI_SOURCE < 0)
+        return;
+    mmsg_t *e = calloc(1, sizeof *e);
+    e->m = m;
+    e->d = (done_t){.c = c, .src = st->MPI_SOURCE, .tag = st->MPI_TAG, .call = call, .ra = ra};
+    chk_lock();
+    e->d.seq = next_seq++;
+    bool later = blocked_locked(&e->d);
+    chk_unlock();
+    if (later) {
+        e->deferred_recv = true;
+    } else {
+        e->s = shadow_alloc();
+        pthread_mutex_lock(&consume_lock);
+        PMPI_Recv(e->s, (int)sizeof *e->s, MPI_BYTE, e->d.src, e->d.tag, c->shadow, MPI_STATUS_IGNORE);
+        pthread_mutex_unlock(&consume_lock);
+    }
+    chk_lock();
+    e->next = mmsgs;
+    mmsgs = e;
+    chk_unlock();
+}
+
+static mmsg_t *take_mmsg(MPI_Message m)
+{
+    chk_lock();
+    mmsg_t *e = NULL;
+    for (mmsg_t **p = &mmsgs; *p; p = &(*p)->next)
+        if ((*p)->m == m) {
+            e = *p;
+            *p = e->next;
+            break;
+        }
+    chk_unlock();
+    return e;
+}
+
+static void mrecv_check(mmsg_t *e, const char *call, const void *ra, void *buf, MPI_Count count,
+                        MPI_Datatype type)
+{
+    (void)buf;
+    if (!e)
+        return;
+    e->d.call = call;
+    e->d.ra = ra;
+    e->d.type = type;
+    e->d.count = count;
+    if (e->deferred_recv) {
+        MPI_Status st = {0};
+        st.MPI_SOURCE = e->d.src;
+        st.MPI_TAG = e->d.tag;
+        recv_done(e->d.c, &st, type, count, call, ra, e->d.seq);
+    } else {
+        compare(&e->d, e->s);
+        shadow_release(e->s);
+    }
+    free(e);
+}
+
+static int mprobe(const char *call, const void *ra, int source, int tag, MPI_Comm comm, int *flag,
+                  MPI_Message *message, MPI_Status *status)
+{
+    MPI_Status st;
+    int rc;
+    if (chk_outside(call, ra))
+        return flag ? PMPI_Improbe(source, tag, comm, flag, message, status)
+                    : PMPI_Mprobe(source, tag, comm, message, status);
+    chk_use(CHK_K_COMM, comm, call, "comm", ra);
+    if (flag) {
+        rc = PMPI_Improbe(source, tag, comm, flag, message, &st);
+    } else {
+        block1(call, ra, CHK_W_RECV, chk_comm_get(comm), source, tag);
+        rc = PMPI_Mprobe(source, tag, comm, message, &st);
+        unblock();
+    }
+    if (rc == MPI_SUCCESS && (!flag || *flag))
+        matched(call, ra, comm, *message, &st);
+    if (status != MPI_STATUS_IGNORE)
+        *status = st;
+    return rc;
+}
+
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    return mprobe("MPI_Mprobe", CHK_RA(), source, tag, comm, NULL, message, status);
+}
+
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
+{
+    return mprobe("MPI_Improbe", CHK_RA(), source, tag, comm, flag, message, status);
+}
+
+static int mrecv(const char *call, const void *ra, void *buf, MPI_Count count, MPI_Datatype type,
+                 MPI_Message *message, MPI_Status *status)
+{
+    if (chk_outside(call, ra))
+        return PMPI_Mrecv_c(buf, count, type, message, status);
+    chk_use(CHK_K_MESSAGE, *message, call, "message", ra);
+    chk_use(CHK_K_TYPE, type, call, "datatype", ra);
+    MPI_Message m = *message;
+    mmsg_t *e = take_mmsg(m);
+    if (e && !e->deferred_recv)
+        mrecv_check(e, call, ra, buf, count, type), e = NULL;
+    int rc = PMPI_Mrecv_c(buf, count, type, message, status);
+    chk_freed(CHK_K_MESSAGE, m, call, ra);
+    mrecv_check(e, call, ra, buf, count, type);
+    return rc;
+}
+
+int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+{
+    return mrecv("MPI_Mrecv", CHK_RA(), buf, count, datatype, message, status);
+}
+
+int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+{
+    return mrecv("MPI_Mrecv_c", CHK_RA(), buf, count, datatype, message, status);
+}
+
+static int imrecv(const char *call, const void *ra, void *buf, MPI_Count count, MPI_Datatype type,
+                  MPI_Message *message, MPI_Request *req)
+{
+    if (chk_outside(call, ra))
+        return PMPI_Imrecv_c(buf, count, type, message, req);
+    MPI_Message m = *message;
+    mmsg_t *e = take_mmsg(m);
+    /* Compared now: the shadow is already here and the buffer and type are known. */
+    mrecv_check(e, call, ra, buf, count, type);
+    int rc = PMPI_Imrecv_c(buf, count, type, message, req);
+    chk_freed(CHK_K_MESSAGE, m, call, ra);
+    if (rc == MPI_SUCCESS)
+        chk_req_other(*req, call, ra, MPI_COMM_NULL, false);
+    return rc;
+}
+
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
+{
+    return imrecv("MPI_Imrecv", CHK_RA(), buf, count, datatype, message, request);
+}
+
+int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
+{
+    return imrecv("MPI_Imrecv_c", CHK_RA(), buf, count, datatype, message, request);
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    const void *ra = CHK_RA();
+    if (chk_outside("MPI_Probe", ra))
+        return PMPI_Probe(source, tag, comm, status);
+    chk_use(CHK_K_COMM, comm, "MPI_Probe", "comm", ra);
+    block1("MPI_Probe", ra, CHK_W_RECV, chk_comm_get(comm), source, tag);
+    int rc = PMPI_Probe(source, tag, comm, status);
+    unblock();
+    return rc;
+}
+
+/* ---- send-receive -------------------------------------------------------------------------- */
+static int sendrecv(const char *call, const void *ra, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                    int dest, int stag, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source,
+                    int rtag, MPI_Comm comm, MPI_Status *status, bool replace)
+{
+    if (chk_outside(call, ra))
+        return replace ? PMPI_Sendrecv_replace_c(rbuf, rcount, rtype, dest, stag, source, rtag, comm, status)
+                       : PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+                                         comm, status);
+    chk_use(CHK_K_COMM, comm, call, "comm", ra);
+    chk_use(CHK_K_TYPE, stype, call, "sendtype", ra);
+    if (!replace)
+        chk_use(CHK_K_TYPE, rtype, call, "recvtype", ra);
+    if (!replace && (chk_on & CHK_C_BUFFER) && overlaps(sbuf, scount, stype, rbuf, rcount, rtype))
+        chk_report(call, ra, "overlapping buffers: the send and receive buffers overlap (use "
+                             "MPI_Sendrecv_replace)");
+    if (!replace)
+        check_recv_overlap(call, ra, rbuf, rcount, rtype, NULL);
+    chk_comm_t *c = chk_comm_get(comm);
+    /* Sendrecv cannot deadlock on its own pair: its shadow need not be synchronous. */
+    shadow_send(c, dest, stag, call, ra, stype, scount);
+    chk_lock();
+    uint64_t seq = next_seq++;
+    chk_unlock();
+    if (chk_on & CHK_C_WATCH) {
+        chk_item_t it[2] = {item_of(CHK_W_SEND, c, dest, stag), item_of(CHK_W_RECV, c, source, rtag)};
+        int n = dest == MPI_PROC_NULL ? 0 : 1;
+        if (n == 0)
+            it[0] = it[1];
+        if (source != MPI_PROC_NULL)
+            n++;
+        chk_watch_block(call, ra, true, n, it);
+    }
+    MPI_Status st;
+    int rc = replace ? PMPI_Sendrecv_replace_c(rbuf, rcount, rtype, dest, stag, source, rtag, comm, &st)
+                     : PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm,
+                                       &st);
+    unblock();
+    if (rc == MPI_SUCCESS && source != MPI_PROC_NULL)
+        recv_done(c, &st, rtype, rcount, call, ra, seq);
+    if (status != MPI_STATUS_IGNORE)
+        *status = st;
+    return rc;
+}
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv("MPI_Sendrecv", CHK_RA(), sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                    recvtype, source, recvtag, comm, status, false);
+}
+
+int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                   MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv("MPI_Sendrecv_c", CHK_RA(), sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                    recvtype, source, recvtag, comm, status, false);
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                         int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv("MPI_Sendrecv_replace", CHK_RA(), buf, count, datatype, dest, sendtag, buf, count, datatype,
+                    source, recvtag, comm, status, true);
+}
+
+int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                           int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv("MPI_Sendrecv_replace_c", CHK_RA(), buf, count, datatype, dest, sendtag, buf, count,
+                    datatype, source, recvtag, comm, status, true);
+}
+
+/* Isendrecv: the shadow goes now; the receive's request is tracked as a receive. */
+static int isendrecv(const char *call, const void *ra, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                     int dest, int stag, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source,
+                     int rtag, MPI_Comm comm, MPI_Request *req, bool replace)
+{
+    bool out = chk_outside(call, ra);
+    chk_comm_t *c = out ? NULL : chk_comm_get(comm);
+    if (!out)
+        shadow_send(c, dest, stag, call, ra, stype, scount);
+    int rc = replace ? PMPI_Isendrecv_replace_c(rbuf, rcount, rtype, dest, stag, source, rtag, comm, req)
+                     : PMPI_Isendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm,
+                                        req);
+    if (rc != MPI_SUCCESS || out)
+        return rc;
+    req_t *q = req_add(*req, R_RECV, call, ra, false);
+    q->c = c;
+    q->peer = source;
+    q->tag = rtag;
+    q->buf = rbuf;
+    q->count = rcount;
+    q->type = rtype;
+    if (source != MPI_PROC_NULL) {
+        chk_lock();
+        post_locked(q);
+        chk_unlock();
+    }
+    return rc;
+}
+
+int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv("MPI_Isendrecv", CHK_RA(), sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                     recvtype, source, recvtag, comm, request, false);
+}
+
+int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv("MPI_Isendrecv_c", CHK_RA(), sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                     recvcount, recvtype, source, recvtag, comm, request, false);
+}
+
+int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                          int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv("MPI_Isendrecv_replace", CHK_RA(), buf, count, datatype, dest, sendtag, buf, count,
+                     datatype, source, recvtag, comm, request, true);
+}
+
+int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                            int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv("MPI_Isendrecv_replace_c", CHK_RA(), buf, count, datatype, dest, sendtag, buf, count,
+                     datatype, source, recvtag, comm, request, true);
+}
+
+/* ---- starting persistent requests ---------------------------------------------------------- */
+static void started(MPI_Request r, const void *ra)
+{
+    chk_lock();
+    req_t *q = req_find_locked(r);
+    chk_unlock();
+    if (!q)
+        return;
+    q->active = true;
+    if (q->kind == R_SEND) {
+        shadow_send(q->c, q->peer, q->tag, q->call, q->ra, q->type, q->count);
+        if ((chk_on & CHK_C_BUFFER) && q->peer != MPI_PROC_NULL) {
+            q->csum = checksum(q->buf, q->count, q->type);
+            q->summed = true;
+        }
+    } else if (q->kind == R_RECV && q->peer != MPI_PROC_NULL) {
+        check_recv_overlap("MPI_Start", ra, q->buf, q->count, q->type, q);
+        chk_lock();
+        unpost_locked(q);
+        post_locked(q);
+        chk_unlock();
+    }
+}
+
+int MPI_Start(MPI_Request *request)
+{
+    const void *ra = CHK_RA();
+    if (chk_outside("MPI_Start", ra))
+        return PMPI_Start(request);
+    chk_use(CHK_K_REQUEST, *request, "MPI_Start", "request", ra);
+    /* The shadow goes before the data: started() first. */
+    started(*request, ra);
+    return PMPI_Start(request);
+}
+
+int MPI_Startall(int count, MPI_Request array_of_requests[])
+{
+    const void *ra = CHK_RA();
+    if (chk_outside("MPI_Startall", ra))
+        return PMPI_Startall(count, array_of_requests);
+    for (int i = 0; i < count; i++) {
+        chk_use(CHK_K_REQUEST, array_of_requests[i], "MPI_Startall", "array_of_requests", ra);
+        started(array_of_requests[i], ra);
+    }
+    return PMPI_Startall(count, array_of_requests);
+}
+
+/* ---- completion ---------------------------------------------------------------------------- */
+static const char *const wait_names[] = {"MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
+                                         "MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome"};
+
+/* What a wait on these requests waits for, told to the watch. */
+static void block_reqs(const char *call, const void *ra, bool all, int n, const MPI_Request *r)
+{
+    if (!(chk_on & CHK_C_WATCH))
+        return;
+    chk_item_t it[CHK_WATCH_MAX_ITEMS];
+    int k = 0, total = 0;
+    chk_lock();
+    for (int i = 0; i < n; i++) {
+        if (r[i] == MPI_REQUEST_NULL)
+            continue;
+        req_t *q = req_find_locked(r[i]);
+        chk_item_t x = {.kind = CHK_W_OTHER, .peer = -1, .tag = -1};
+        if (q && q->kind == R_RECV)
+            x = item_of(CHK_W_RECV, q->c, q->peer, q->tag);
+        else if (q && q->kind == R_SEND)
+            x = item_of(CHK_W_SEND, q->c, q->peer, q->tag);
+        else if (q && q->c && q->call && strstr(q->call, "MPI_I")) {
+            x.kind = CHK_W_COLL;
+            x.comm = q->c->id;
+            x.coll = q->call;
+            x.seq = q->seq;
+        }
+        if (k < CHK_WATCH_MAX_ITEMS)
+            it[k++] = x;
+        total++;
+    }
+    chk_unlock();
+    if (total == 0) {
+        it[0] = (chk_item_t){.kind = CHK_W_OTHER, .peer = -1, .tag = -1};
+        total = 1;
+    }
+    (void)k;
+    chk_watch_block(call, ra, all, total, it);
+}
+
+/* A request handle `r` completed with status st (inactive persistent, or freed). */
+static void completed(MPI_Request r, const MPI_Status *st, const char *call, const void *ra)
+{
+    if (r == MPI_REQUEST_NULL)
+        return;
+    chk_lock();
+    req_t *q = req_find_locked(r);
+    if (q)
+        unpost_locked(q);
+    chk_unlock();
+    if (!q)
+        return;
+    if (q->kind == R_SEND && q->summed) {
+        q->summed = false;
+        if (checksum(q->buf, q->count, q->type) != q->csum) {
+            char w[600];
+            chk_report(call, ra, "send buffer modified before the nonblocking send completed (%s at %s)",
+                       q->call, chk_where(q->ra, w, sizeof w));
+        }
+    } else if (q->kind == R_RECV && q->active) {
+        recv_done(q->c, st, q->type, q->count, q->call, q->ra, q->seq);
+    }
+    q->active = false;
+    if (!q->persistent) {
+        chk_freed(CHK_K_REQUEST, r, call, ra);
+        req_remove(q);
+    } else if (deferred) {
+        run_deferred();
+    }
+}
+
+static int do_wait(int which, const void *ra, int count, MPI_Request *reqs, int *index, int *flag,
+                   int *outcount, int *indices, MPI_Status *statuses)
+{
+    const char *call = wait_names[which];
+    bool test = which >= 4;
+    int mode = which & 3; /* 0 one, 1 all, 2 any, 3 some */
+    if (chk_outside(call, ra) || count < 0)
+        goto plain;
+    for (int i = 0; i < count; i++)
+        if (!chk_use(CHK_K_REQUEST, reqs[i], call, count == 1 && mode == 0 ? "request" : "array_of_requests", ra))
+            goto plain;
+    MPI_Request stackold[16];
+    MPI_Status stackst[16];
+    MPI_Request *old = count <= 16 ? stackold : malloc(sizeof(MPI_Request) * (size_t)count);
+    MPI_Status *st = count <= 16 ? stackst : malloc(sizeof(MPI_Status) * (size_t)count);
+    memcpy(old, reqs, sizeof(MPI_Request) * (size_t)count);
+    if (!test)
+        block_reqs(call, ra, mode != 2 && mode != 3, count, reqs);
+    int rc = MPI_SUCCESS, f = 1, idx = MPI_UNDEFINED, oc = 0;
+    int *ind = NULL;
+    switch (which) {
+    case 0: rc = PMPI_Wait(reqs, st); break;
+    case 1: rc = PMPI_Waitall(count, reqs, st); break;
+    case 2: rc = PMPI_Waitany(count, reqs, &idx, st); break;
+    case 3:
+        ind = malloc(sizeof(int) * (size_t)(count + 1));
+        rc = PMPI_Waitsome(count, reqs, &oc, ind, st);
+        break;
+    case 4: rc = PMPI_Test(reqs, &f, st); break;
+    case 5: rc = PMPI_Testall(count, reqs, &f, st); break;
+    case 6: rc = PMPI_Testany(count, reqs, &idx, &f, st); break;
+    default:
+        ind = malloc(sizeof(int) * (size_t)(count + 1));
+        rc = PMPI_Testsome(count, reqs, &oc, ind, st);
+        break;
+    }
+    if (!test)
+        unblock();
+    /* Post-process what completed; on an error (MPI_ERR_IN_STATUS) only the successful ones. */
+    if (mode == 0 || mode == 1) {
+        if (f)
+            for (int i = 0; i < count; i++)
+                if (rc == MPI_SUCCESS || st[i].MPI_ERROR == MPI_SUCCESS)
+                    completed(old[i], &st[i], call, ra);
+    } else if (mode == 2) {
+        if (f && idx != MPI_UNDEFINED)
+            completed(old[idx], &st[0], call, ra);
+    } else {
+        if (oc != MPI_UNDEFINED)
+            for (int k = 0; k < oc; k++)
+                completed(old[ind[k]], &st[k], call, ra);
+    }
+    /* Give the statuses back. */
+    if (mode == 0 || mode == 2) {
+        if (statuses != MPI_STATUS_IGNORE)
+            statuses[0] = st[0];
+    } else if (mode == 1) {
+        if (statuses != MPI_STATUSES_IGNORE)
+            memcpy(statuses, st, sizeof(MPI_Status) * (size_t)count);
+    } else if (statuses != MPI_STATUSES_IGNORE && oc != MPI_UNDEFINED) {
+        memcpy(statuses, st, sizeof(MPI_Status) * (size_t)oc);
+    }
+    if (flag)
+        *flag = f;
+    if (index)
+        *index = idx;
+    if (outcount) {
+        *outcount = oc;
+        if (oc != MPI_UNDEFINED)
+            memcpy(indices, ind, sizeof(int) * (size_t)oc);
+    }
+    free(ind);
+    if (old != stackold)
+        free(old);
+    if (st != stackst)
+        free(st);
+    if (npend)
+        pend_poll();
+    return rc;
+plain:
+    switch (which) {
+    case 0: return PMPI_Wait(reqs, statuses);
+    case 1: return PMPI_Waitall(count, reqs, statuses);
+    case 2: return PMPI_Waitany(count, reqs, index, statuses);
+    case 3: return PMPI_Waitsome(count, reqs, outcount, indices, statuses);
+    case 4: return PMPI_Test(reqs, flag, statuses);
+    case 5: return PMPI_Testall(count, reqs, flag, statuses);
+    case 6: return PMPI_Testany(count, reqs, index, flag, statuses);
+    default: return PMPI_Testsome(count, reqs, outcount, indices, statuses);
+    }
+}
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    return do_wait(0, CHK_RA(), 1, request, NULL, NULL, NULL, NULL, status);
+}
+
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+    return do_wait(1, CHK_RA(), count, array_of_requests, NULL, NULL, NULL, NULL, array_of_statuses);
+}
+
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status)
+{
+    return do_wait(2, CHK_RA(), count, array_of_requests, indx, NULL, NULL, NULL, status);
+}
+
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                 MPI_Status array_of_statuses[])
+{
+    return do_wait(3, CHK_RA(), incount, array_of_requests, NULL, NULL, outcount, array_of_indices,
+                   array_of_statuses);
+}
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    return do_wait(4, CHK_RA(), 1, request, NULL, flag, NULL, NULL, status);
+}
+
+int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
+{
+    return do_wait(5, CHK_RA(), count, array_of_requests, NULL, flag, NULL, NULL, array_of_statuses);
+}
+
+int MPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status)
+{
+    return do_wait(6, CHK_RA(), count, array_of_requests, indx, flag, NULL, NULL, status);
+}
+
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                 MPI_Status array_of_statuses[])
+{
+    return do_wait(7, CHK_RA(), incount, array_of_requests, NULL, NULL, outcount, array_of_indices,
+                   array_of_statuses);
+}
+
+int MPI_Request_free(MPI_Request *request)
+{
+    const void *ra = CHK_RA();
+    if (chk_outside("MPI_Request_free", ra))
+        return PMPI_Request_free(request);
+    MPI_Request r = *request;
+    chk_use(CHK_K_REQUEST, r, "MPI_Request_free", "request", ra);
+    int rc = PMPI_Request_free(request);
+    if (rc == MPI_SUCCESS) {
+        chk_freed(CHK_K_REQUEST, r, "MPI_Request_free", ra);
+        chk_lock();
+        req_t *q = req_find_locked(r);
+        chk_unlock();
+        if (q)
+            req_remove(q);
+        if (deferred)
+            run_deferred();
+    }
+    return rc;
+}
+
+int MPI_Cancel(MPI_Request *request)
+{
+    const void *ra = CHK_RA();
+    if (chk_outside("MPI_Cancel", ra))
+        return PMPI_Cancel(request);
+    chk_use(CHK_K_REQUEST, *request, "MPI_Cancel", "request", ra);
+    return PMPI_Cancel(request);
+}
+
+/* At MPI_Finalize: the background shadows complete (their receivers took them with the data);
+ * a shadow whose data was never received is cancelled after a while rather than waited for. */
+void chk_p2p_fini(void)
+{
+    for (int i = 0; i < 2000 && npend; i++) {
+        pend_poll();
+        if (npend) {
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    chk_lock();
+    for (int i = 0; i < npend; i++) {
+        PMPI_Cancel(&pend[i].req);
+        PMPI_Request_free(&pend[i].req);
+    }
+    npend = 0;
+    while (deferred) {
+        done_t *d = deferred;
+        deferred = d->next;
+        free(d);
+    }
+    chk_unlock();
+}
