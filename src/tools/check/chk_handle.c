@@ -82,6 +82,19 @@ void chk_freed(int kind, int h, const char *call, const void *ra)
         chk_sig_forget(h);
 }
 
+bool chk_valid(int kind, int h)
+{
+    if ((((unsigned)h >> 30) & 3u) == 0)
+        return false;
+    if (!trackable(h))
+        return true;
+    chk_lock();
+    chk_handle_t *e = chk_find_locked(kind, h);
+    bool ok = !e || e->live;
+    chk_unlock();
+    return ok;
+}
+
 bool chk_use(int kind, int h, const char *call, const char *arg, const void *ra)
 {
     if (!(chk_on & CHK_C_HANDLE) || !trackable(h))

@@ -33,6 +33,14 @@ typedef struct shadow {
 } shadow_t;
 #define SHADOW_HEAD offsetof(shadow_t, module)
 
+/* The _c forms call the library's _c forms, the others the int ones: its messages then name the
+ * function the program called. */
+static bool is_c(const char *call)
+{
+    size_t n = strlen(call);
+    return n > 2 && call[n - 2] == '_' && call[n - 1] == 'c';
+}
+
 static bool typecheck(chk_comm_t *c)
 {
     return (chk_on & CHK_C_TYPE) && c && c->shadow != MPI_COMM_NULL;
@@ -275,6 +283,8 @@ static bool overlaps(const void *b1, MPI_Count c1, MPI_Datatype t1, const void *
     if (!b1 || !b2 || c1 <= 0 || c2 <= 0 || b1 == MPI_BOTTOM || b2 == MPI_BOTTOM || b1 == MPI_IN_PLACE ||
         b2 == MPI_IN_PLACE)
         return false;
+    if (!chk_valid(CHK_K_TYPE, t1) || !chk_valid(CHK_K_TYPE, t2))
+        return false;
     uintptr_t l1, h1, l2, h2;
     span(b1, c1, t1, &l1, &h1);
     span(b2, c2, t2, &l2, &h2);
@@ -283,6 +293,8 @@ static bool overlaps(const void *b1, MPI_Count c1, MPI_Datatype t1, const void *
 
 static uint64_t checksum(const void *buf, MPI_Count count, MPI_Datatype type)
 {
+    if (!chk_valid(CHK_K_TYPE, type))
+        return 0;
     MPI_Count size = 0, tlb = 0, text = 0;
     PMPI_Type_size_c(type, &size);
     PMPI_Type_get_true_extent_c(type, &tlb, &text);
@@ -482,21 +494,23 @@ void chk_unblock_other(void)
 }
 
 /* ---- sends ---------------------------------------------------------------------------------- */
-static void pre_send(const char *call, const void *ra, MPI_Comm comm, MPI_Datatype type, int dest)
+/* False when the comm or the type is not valid: the library reports that, and the checker sends
+ * no shadow (no data goes either). */
+static bool pre_send(const char *call, const void *ra, MPI_Comm comm, MPI_Datatype type)
 {
-    chk_use(CHK_K_COMM, comm, call, "comm", ra);
-    chk_use(CHK_K_TYPE, type, call, "datatype", ra);
-    (void)dest;
+    bool ok = chk_use(CHK_K_COMM, comm, call, "comm", ra);
+    ok = chk_use(CHK_K_TYPE, type, call, "datatype", ra) && ok;
+    return ok && chk_valid(CHK_K_COMM, comm) && chk_valid(CHK_K_TYPE, type);
 }
 
-static int raw_send(int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+static int raw_send(bool cf, int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
                     MPI_Comm comm)
 {
     switch (mode) {
-    case 1: return PMPI_Bsend_c(buf, count, type, dest, tag, comm);
-    case 2: return PMPI_Ssend_c(buf, count, type, dest, tag, comm);
-    case 3: return PMPI_Rsend_c(buf, count, type, dest, tag, comm);
-    default: return PMPI_Send_c(buf, count, type, dest, tag, comm);
+    case 1: return (cf ? PMPI_Bsend_c(buf, count, type, dest, tag, comm) : PMPI_Bsend(buf, (int)count, type, dest, tag, comm));
+    case 2: return (cf ? PMPI_Ssend_c(buf, count, type, dest, tag, comm) : PMPI_Ssend(buf, (int)count, type, dest, tag, comm));
+    case 3: return (cf ? PMPI_Rsend_c(buf, count, type, dest, tag, comm) : PMPI_Rsend(buf, (int)count, type, dest, tag, comm));
+    default: return (cf ? PMPI_Send_c(buf, count, type, dest, tag, comm) : PMPI_Send(buf, (int)count, type, dest, tag, comm));
     }
 }
 
@@ -505,15 +519,14 @@ static int raw_send(int mode, const void *buf, MPI_Count count, MPI_Datatype typ
 static int send_blocking(const char *call, const void *ra, int mode, const void *buf, MPI_Count count,
                          MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
-    if (chk_outside(call, ra))
+    if (chk_outside(call, ra) || !pre_send(call, ra, comm, type))
         goto plain;
-    pre_send(call, ra, comm, type, dest);
     chk_comm_t *c = chk_comm_get(comm);
     if (dest == MPI_PROC_NULL)
         goto plain;
     if (!typecheck(c)) {
         block1(call, ra, CHK_W_SEND, c, dest, tag);
-        int rc = raw_send(mode, buf, count, type, dest, tag, comm);
+        int rc = raw_send(is_c(call), mode, buf, count, type, dest, tag, comm);
         unblock();
         return rc;
     }
@@ -529,7 +542,7 @@ static int send_blocking(const char *call, const void *ra, int mode, const void 
     else
         PMPI_Isend(s, len, MPI_BYTE, dest, tag, c->shadow, &sr);
     block1(call, ra, CHK_W_SEND, c, dest, tag);
-    int rc = raw_send(mode, buf, count, type, dest, tag, comm);
+    int rc = raw_send(is_c(call), mode, buf, count, type, dest, tag, comm);
     unblock();
     if (mode != 0) {
         pend_add(sr, s);
@@ -552,7 +565,7 @@ static int send_blocking(const char *call, const void *ra, int mode, const void 
         pend_add(sr, s);
     return rc;
 plain:
-    return raw_send(mode, buf, count, type, dest, tag, comm);
+    return raw_send(is_c(call), mode, buf, count, type, dest, tag, comm);
 }
 
 #define BLOCKING_SEND(NAME, MODE)                                                                       \
@@ -574,26 +587,25 @@ BLOCKING_SEND(Rsend, 3)
 static int send_nb(const char *call, const void *ra, int mode, bool persistent, const void *buf,
                    MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
-    bool out = chk_outside(call, ra);
-    if (!out)
-        pre_send(call, ra, comm, type, dest);
+    const bool cf = is_c(call);
+    bool out = chk_outside(call, ra) || !pre_send(call, ra, comm, type);
     chk_comm_t *c = out ? NULL : chk_comm_get(comm);
     if (!persistent && !out)
         shadow_send(c, dest, tag, call, ra, type, count);
     int rc;
     if (persistent) {
         switch (mode) {
-        case 1: rc = PMPI_Bsend_init_c(buf, count, type, dest, tag, comm, req); break;
-        case 2: rc = PMPI_Ssend_init_c(buf, count, type, dest, tag, comm, req); break;
-        case 3: rc = PMPI_Rsend_init_c(buf, count, type, dest, tag, comm, req); break;
-        default: rc = PMPI_Send_init_c(buf, count, type, dest, tag, comm, req);
+        case 1: rc = (cf ? PMPI_Bsend_init_c(buf, count, type, dest, tag, comm, req) : PMPI_Bsend_init(buf, (int)count, type, dest, tag, comm, req)); break;
+        case 2: rc = (cf ? PMPI_Ssend_init_c(buf, count, type, dest, tag, comm, req) : PMPI_Ssend_init(buf, (int)count, type, dest, tag, comm, req)); break;
+        case 3: rc = (cf ? PMPI_Rsend_init_c(buf, count, type, dest, tag, comm, req) : PMPI_Rsend_init(buf, (int)count, type, dest, tag, comm, req)); break;
+        default: rc = (cf ? PMPI_Send_init_c(buf, count, type, dest, tag, comm, req) : PMPI_Send_init(buf, (int)count, type, dest, tag, comm, req));
         }
     } else {
         switch (mode) {
-        case 1: rc = PMPI_Ibsend_c(buf, count, type, dest, tag, comm, req); break;
-        case 2: rc = PMPI_Issend_c(buf, count, type, dest, tag, comm, req); break;
-        case 3: rc = PMPI_Irsend_c(buf, count, type, dest, tag, comm, req); break;
-        default: rc = PMPI_Isend_c(buf, count, type, dest, tag, comm, req);
+        case 1: rc = (cf ? PMPI_Ibsend_c(buf, count, type, dest, tag, comm, req) : PMPI_Ibsend(buf, (int)count, type, dest, tag, comm, req)); break;
+        case 2: rc = (cf ? PMPI_Issend_c(buf, count, type, dest, tag, comm, req) : PMPI_Issend(buf, (int)count, type, dest, tag, comm, req)); break;
+        case 3: rc = (cf ? PMPI_Irsend_c(buf, count, type, dest, tag, comm, req) : PMPI_Irsend(buf, (int)count, type, dest, tag, comm, req)); break;
+        default: rc = (cf ? PMPI_Isend_c(buf, count, type, dest, tag, comm, req) : PMPI_Isend(buf, (int)count, type, dest, tag, comm, req));
         }
     }
     if (rc != MPI_SUCCESS || out)
@@ -637,16 +649,17 @@ NB_SEND(Rsend_init, 3, true)
 static int recv_blocking(const char *call, const void *ra, void *buf, MPI_Count count, MPI_Datatype type,
                          int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    const bool cf = is_c(call);
     if (chk_outside(call, ra))
-        return PMPI_Recv_c(buf, count, type, source, tag, comm, status);
-    chk_use(CHK_K_COMM, comm, call, "comm", ra);
-    chk_use(CHK_K_TYPE, type, call, "datatype", ra);
+        return (cf ? PMPI_Recv_c(buf, count, type, source, tag, comm, status) : PMPI_Recv(buf, (int)count, type, source, tag, comm, status));
+    if (!pre_send(call, ra, comm, type))
+        return (cf ? PMPI_Recv_c(buf, count, type, source, tag, comm, status) : PMPI_Recv(buf, (int)count, type, source, tag, comm, status));
     check_recv_overlap(call, ra, buf, count, type, NULL);
     chk_comm_t *c = chk_comm_get(comm);
     MPI_Status st;
     if (!typecheck(c) || source == MPI_PROC_NULL) {
         block1(call, ra, CHK_W_RECV, c, source, tag);
-        int rc = PMPI_Recv_c(buf, count, type, source, tag, comm, &st);
+        int rc = (cf ? PMPI_Recv_c(buf, count, type, source, tag, comm, &st) : PMPI_Recv(buf, (int)count, type, source, tag, comm, &st));
         unblock();
         if (status != MPI_STATUS_IGNORE)
             *status = st;
@@ -670,7 +683,7 @@ static int recv_blocking(const char *call, const void *ra, void *buf, MPI_Count 
     chk_unlock();
     if (!later)
         consume(&d, NULL);
-    rc = PMPI_Mrecv_c(buf, count, type, &msg, &st);
+    rc = (cf ? PMPI_Mrecv_c(buf, count, type, &msg, &st) : PMPI_Mrecv(buf, (int)count, type, &msg, &st));
     if (later && rc == MPI_SUCCESS)
         recv_done(c, &st, type, count, call, ra, seq);
     else if (deferred)
@@ -694,14 +707,12 @@ int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, in
 static int recv_nb(const char *call, const void *ra, bool persistent, void *buf, MPI_Count count,
                    MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request *req)
 {
-    bool out = chk_outside(call, ra);
-    if (!out) {
-        chk_use(CHK_K_COMM, comm, call, "comm", ra);
-        chk_use(CHK_K_TYPE, type, call, "datatype", ra);
+    const bool cf = is_c(call);
+    bool out = chk_outside(call, ra) || !pre_send(call, ra, comm, type);
+    if (!out)
         check_recv_overlap(call, ra, buf, count, type, NULL);
-    }
-    int rc = persistent ? PMPI_Recv_init_c(buf, count, type, source, tag, comm, req)
-                        : PMPI_Irecv_c(buf, count, type, source, tag, comm, req);
+    int rc = persistent ? (cf ? PMPI_Recv_init_c(buf, count, type, source, tag, comm, req) : PMPI_Recv_init(buf, (int)count, type, source, tag, comm, req))
+                        : (cf ? PMPI_Irecv_c(buf, count, type, source, tag, comm, req) : PMPI_Irecv(buf, (int)count, type, source, tag, comm, req));
     if (rc != MPI_SUCCESS || out)
         return rc;
     req_t *q = req_add(*req, R_RECV, call, ra, persistent);
@@ -854,15 +865,16 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mess
 static int mrecv(const char *call, const void *ra, void *buf, MPI_Count count, MPI_Datatype type,
                  MPI_Message *message, MPI_Status *status)
 {
+    const bool cf = is_c(call);
     if (chk_outside(call, ra))
-        return PMPI_Mrecv_c(buf, count, type, message, status);
+        return (cf ? PMPI_Mrecv_c(buf, count, type, message, status) : PMPI_Mrecv(buf, (int)count, type, message, status));
     chk_use(CHK_K_MESSAGE, *message, call, "message", ra);
     chk_use(CHK_K_TYPE, type, call, "datatype", ra);
     MPI_Message m = *message;
     mmsg_t *e = take_mmsg(m);
     if (e && !e->deferred_recv)
         mrecv_check(e, call, ra, buf, count, type), e = NULL;
-    int rc = PMPI_Mrecv_c(buf, count, type, message, status);
+    int rc = (cf ? PMPI_Mrecv_c(buf, count, type, message, status) : PMPI_Mrecv(buf, (int)count, type, message, status));
     chk_freed(CHK_K_MESSAGE, m, call, ra);
     mrecv_check(e, call, ra, buf, count, type);
     return rc;
@@ -881,13 +893,14 @@ int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *
 static int imrecv(const char *call, const void *ra, void *buf, MPI_Count count, MPI_Datatype type,
                   MPI_Message *message, MPI_Request *req)
 {
+    const bool cf = is_c(call);
     if (chk_outside(call, ra))
-        return PMPI_Imrecv_c(buf, count, type, message, req);
+        return (cf ? PMPI_Imrecv_c(buf, count, type, message, req) : PMPI_Imrecv(buf, (int)count, type, message, req));
     MPI_Message m = *message;
     mmsg_t *e = take_mmsg(m);
     /* Compared now: the shadow is already here and the buffer and type are known. */
     mrecv_check(e, call, ra, buf, count, type);
-    int rc = PMPI_Imrecv_c(buf, count, type, message, req);
+    int rc = (cf ? PMPI_Imrecv_c(buf, count, type, message, req) : PMPI_Imrecv(buf, (int)count, type, message, req));
     chk_freed(CHK_K_MESSAGE, m, call, ra);
     if (rc == MPI_SUCCESS)
         chk_req_other(*req, call, ra, MPI_COMM_NULL, false);
@@ -921,14 +934,19 @@ static int sendrecv(const char *call, const void *ra, const void *sbuf, MPI_Coun
                     int dest, int stag, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source,
                     int rtag, MPI_Comm comm, MPI_Status *status, bool replace)
 {
+    const bool cf = is_c(call);
     if (chk_outside(call, ra))
-        return replace ? PMPI_Sendrecv_replace_c(rbuf, rcount, rtype, dest, stag, source, rtag, comm, status)
-                       : PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
-                                         comm, status);
-    chk_use(CHK_K_COMM, comm, call, "comm", ra);
-    chk_use(CHK_K_TYPE, stype, call, "sendtype", ra);
+        return replace ? (cf ? PMPI_Sendrecv_replace_c(rbuf, rcount, rtype, dest, stag, source, rtag, comm, status) : PMPI_Sendrecv_replace(rbuf, (int)rcount, rtype, dest, stag, source, rtag, comm, status))
+                       : (cf ? PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+                                         comm, status) : PMPI_Sendrecv(sbuf, (int)scount, stype, dest, stag, rbuf, (int)rcount, rtype, source, rtag, comm, status));
+    bool ok = chk_use(CHK_K_COMM, comm, call, "comm", ra) && chk_valid(CHK_K_COMM, comm);
+    ok = chk_use(CHK_K_TYPE, stype, call, "sendtype", ra) && chk_valid(CHK_K_TYPE, stype) && ok;
     if (!replace)
-        chk_use(CHK_K_TYPE, rtype, call, "recvtype", ra);
+        ok = chk_use(CHK_K_TYPE, rtype, call, "recvtype", ra) && chk_valid(CHK_K_TYPE, rtype) && ok;
+    if (!ok)
+        return replace ? (cf ? PMPI_Sendrecv_replace_c(rbuf, rcount, rtype, dest, stag, source, rtag, comm, status) : PMPI_Sendrecv_replace(rbuf, (int)rcount, rtype, dest, stag, source, rtag, comm, status))
+                       : (cf ? PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+                                         comm, status) : PMPI_Sendrecv(sbuf, (int)scount, stype, dest, stag, rbuf, (int)rcount, rtype, source, rtag, comm, status));
     if (!replace && (chk_on & CHK_C_BUFFER) && overlaps(sbuf, scount, stype, rbuf, rcount, rtype))
         chk_report(call, ra, "overlapping buffers: the send and receive buffers overlap (use "
                              "MPI_Sendrecv_replace)");
@@ -950,9 +968,9 @@ static int sendrecv(const char *call, const void *ra, const void *sbuf, MPI_Coun
         chk_watch_block(call, ra, true, n, it);
     }
     MPI_Status st;
-    int rc = replace ? PMPI_Sendrecv_replace_c(rbuf, rcount, rtype, dest, stag, source, rtag, comm, &st)
-                     : PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm,
-                                       &st);
+    int rc = replace ? (cf ? PMPI_Sendrecv_replace_c(rbuf, rcount, rtype, dest, stag, source, rtag, comm, &st) : PMPI_Sendrecv_replace(rbuf, (int)rcount, rtype, dest, stag, source, rtag, comm, &st))
+                     : (cf ? PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm,
+                                       &st) : PMPI_Sendrecv(sbuf, (int)scount, stype, dest, stag, rbuf, (int)rcount, rtype, source, rtag, comm, &st));
     unblock();
     if (rc == MPI_SUCCESS && source != MPI_PROC_NULL)
         recv_done(c, &st, rtype, rcount, call, ra, seq);
@@ -995,13 +1013,15 @@ static int isendrecv(const char *call, const void *ra, const void *sbuf, MPI_Cou
                      int dest, int stag, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source,
                      int rtag, MPI_Comm comm, MPI_Request *req, bool replace)
 {
-    bool out = chk_outside(call, ra);
+    const bool cf = is_c(call);
+    bool out = chk_outside(call, ra) || !pre_send(call, ra, comm, stype) ||
+               (!replace && !chk_valid(CHK_K_TYPE, rtype));
     chk_comm_t *c = out ? NULL : chk_comm_get(comm);
     if (!out)
         shadow_send(c, dest, stag, call, ra, stype, scount);
-    int rc = replace ? PMPI_Isendrecv_replace_c(rbuf, rcount, rtype, dest, stag, source, rtag, comm, req)
-                     : PMPI_Isendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm,
-                                        req);
+    int rc = replace ? (cf ? PMPI_Isendrecv_replace_c(rbuf, rcount, rtype, dest, stag, source, rtag, comm, req) : PMPI_Isendrecv_replace(rbuf, (int)rcount, rtype, dest, stag, source, rtag, comm, req))
+                     : (cf ? PMPI_Isendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm,
+                                        req) : PMPI_Isendrecv(sbuf, (int)scount, stype, dest, stag, rbuf, (int)rcount, rtype, source, rtag, comm, req));
     if (rc != MPI_SUCCESS || out)
         return rc;
     req_t *q = req_add(*req, R_RECV, call, ra, false);

@@ -236,6 +236,10 @@ static bool stream(acc_t *a, MPI_Datatype t, MPI_Count count)
 void chk_sig_of(MPI_Datatype type, MPI_Count count, chk_sigsum_t *s)
 {
     memset(s, 0, sizeof *s);
+    if (!chk_valid(CHK_K_TYPE, type)) {
+        s->anything = 1;
+        return;
+    }
     MPI_Count sz = 0;
     PMPI_Type_size_c(type, &sz);
     s->bytes = sz * count;
@@ -255,6 +259,10 @@ void chk_sig_of(MPI_Datatype type, MPI_Count count, chk_sigsum_t *s)
 uint64_t chk_sig_prefix(MPI_Datatype type, MPI_Count count, int64_t nelem, int64_t *avail)
 {
     acc_t a = {.limit = nelem};
+    if (!chk_valid(CHK_K_TYPE, type)) {
+        *avail = -1;
+        return 0;
+    }
     stream(&a, type, count);
     *avail = a.total;
     return a.h;
