@@ -63,6 +63,9 @@ typedef struct chk_handle {
     struct chk_handle *next;
     int kind, h;
     bool live;
+    int refs;                  /* handles the library gives again while live (errhandlers, groups) */
+    int frees;                 /* frees seen while live */
+    uint64_t gen;              /* bumped at each creation: a free only ends the object it saw */
     const char *ccall, *fcall; /* the calls that created and freed it */
     const void *cra, *fra;
     void *ext;                 /* kind-specific: chk_comm_t, chk_req_t, chk_sig_t */
@@ -73,6 +76,13 @@ typedef struct chk_handle {
 chk_handle_t *chk_created(int kind, int h, const char *call, const void *ra);
 /* The handle was freed by `call`. */
 void chk_freed(int kind, int h, const char *call, const void *ra);
+/* The same, when the object is still the one whose generation chk_gen gave before the freeing
+ * call: another thread may have been given the same handle value for a new object meanwhile. */
+uint64_t chk_gen(int kind, int h);
+/* A handle the library gave out that is not a new object to free (MPI_Type_create_f90_real,
+ * MPI_Comm_get_parent...): whatever the table knew of its value is forgotten. */
+void chk_revive(int kind, int h);
+void chk_freed_gen(int kind, int h, uint64_t gen, const char *call, const void *ra);
 chk_handle_t *chk_find_locked(int kind, int h);
 /* Reports the use of a freed handle as argument `arg` of `call`; false when it was reported. */
 bool chk_use(int kind, int h, const char *call, const char *arg, const void *ra);
@@ -117,11 +127,17 @@ typedef struct chk_comm {
 chk_comm_t *chk_comm_get(MPI_Comm comm); /* NULL when unknown (lock not needed: see chk_comm.c) */
 void chk_comm_new(MPI_Comm comm, const char *call, const void *ra);
 void chk_comm_init(void);
+/* MPI_Comm_idup: the library writes the new handle when the request completes; the checker
+ * records it then (chk_p2p.c), with no shadow (no collective may run in a completion) and an id
+ * made of the parent's id and the idup's number among the parent's collectives. */
+void chk_comm_idup(MPI_Request req, MPI_Comm *newcomm, MPI_Comm parent, const char *call, const void *ra);
+void chk_comm_new_local(MPI_Comm comm, uint64_t id, const char *call, const void *ra);
 void chk_comm_fini(void);
 int chk_world_of(chk_comm_t *c, int rank); /* -1 for wildcards and PROC_NULL */
 const char *chk_comm_name(chk_comm_t *c, char *buf, int len);
 
 /* ---- point-to-point (chk_p2p.c) ---------------------------------------------------------- */
+void chk_p2p_init(void);
 void chk_p2p_fini(void);
 void chk_req_track_coll(MPI_Request req, const char *call, const void *ra, MPI_Comm comm);
 

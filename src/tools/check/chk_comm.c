@@ -8,6 +8,7 @@
  * first one's), two without one differ in the lowest member. */
 #include "chk.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ typedef struct cnode {
     chk_comm_t c;
 } cnode_t;
 static cnode_t *tab[NB];
+static cnode_t *unlink_comm(MPI_Comm comm);
 static uint64_t next_counter = 1;
 
 static unsigned bucket(MPI_Comm c)
@@ -91,16 +93,27 @@ static void announce(chk_comm_t *c)
     free(all);
 }
 
+/* A split rather than a dup: a dup would copy the program's attributes (and run its copy
+ * callbacks). The checker's own calls on it return errors rather than abort. */
+static void make_shadow(chk_comm_t *c)
+{
+    int rank;
+    PMPI_Comm_rank(c->comm, &rank);
+    PMPI_Comm_split(c->comm, 0, rank, &c->shadow);
+    if (c->shadow != MPI_COMM_NULL)
+        PMPI_Comm_set_errhandler(c->shadow, MPI_ERRORS_RETURN);
+}
+
 void chk_comm_init(void)
 {
     chk_comm_t *w = add(MPI_COMM_WORLD);
     members(w);
     w->id = 0;
-    PMPI_Comm_dup(MPI_COMM_WORLD, &w->shadow);
+    make_shadow(w);
     chk_comm_t *s = add(MPI_COMM_SELF);
     members(s);
     s->id = (1ull << 63) | (uint64_t)chk_rank;
-    PMPI_Comm_dup(MPI_COMM_SELF, &s->shadow);
+    make_shadow(s);
     announce(w);
     announce(s);
 }
@@ -110,19 +123,15 @@ void chk_comm_new(MPI_Comm comm, const char *call, const void *ra)
     if (comm == MPI_COMM_NULL)
         return;
     chk_created(CHK_K_COMM, comm, call, ra);
-    chk_comm_t *c = chk_comm_get(comm);
-    if (c) { /* a handle value reused after a free: start again */
-        free(c->world);
-        free(c->rworld);
-        c->world = c->rworld = NULL;
-        c->rsize = 0;
-        c->nsent_coll = 0;
-    } else {
-        c = add(comm);
-    }
+    /* A stale entry for the same handle value (its free, in another thread, not yet recorded)
+     * is unlinked here and released by that free (drop_entry). */
+    unlink_comm(comm);
+    chk_comm_t *c = add(comm);
     members(c);
     /* The shadow and the id: collective over the new communicator, as its creation was. */
-    PMPI_Comm_dup(comm, &c->shadow);
+    make_shadow(c);
+    if (c->shadow == MPI_COMM_NULL)
+        return;
     int lowest = 1 << 30;
     for (int i = 0; i < c->size; i++)
         lowest = c->world[i] < lowest ? c->world[i] : lowest;
@@ -143,29 +152,56 @@ void chk_comm_new(MPI_Comm comm, const char *call, const void *ra)
     announce(c);
 }
 
-static void drop(MPI_Comm comm)
+void chk_comm_new_local(MPI_Comm comm, uint64_t id, const char *call, const void *ra)
 {
+    if (comm == MPI_COMM_NULL)
+        return;
+    chk_created(CHK_K_COMM, comm, call, ra);
+    unlink_comm(comm);
+    chk_comm_t *c = add(comm);
+    members(c);
+    c->id = id;
+    announce(c);
+}
+
+static cnode_t *unlink_comm(MPI_Comm comm)
+{
+    cnode_t *n = NULL;
     chk_lock();
     for (cnode_t **p = &tab[bucket(comm)]; *p; p = &(*p)->next)
         if ((*p)->c.comm == comm) {
-            cnode_t *n = *p;
+            n = *p;
             *p = n->next;
-            chk_unlock();
-            if (n->c.shadow != MPI_COMM_NULL)
-                PMPI_Comm_free(&n->c.shadow);
-            free(n->c.world);
-            free(n->c.rworld);
-            free(n);
-            return;
+            n->next = NULL;
+            break;
         }
     chk_unlock();
+    return n;
+}
+
+/* Releases an entry, linked or not (by identity: the handle value may name a newer one). */
+static void drop_entry(chk_comm_t *c)
+{
+    cnode_t *n = (cnode_t *)((char *)c - offsetof(cnode_t, c));
+    chk_lock();
+    for (cnode_t **p = &tab[bucket(c->comm)]; *p; p = &(*p)->next)
+        if (*p == n) {
+            *p = n->next;
+            break;
+        }
+    chk_unlock();
+    if (n->c.shadow != MPI_COMM_NULL)
+        PMPI_Comm_free(&n->c.shadow);
+    free(n->c.world);
+    free(n->c.rworld);
+    free(n);
 }
 
 void chk_comm_fini(void)
 {
     for (int b = 0; b < NB; b++)
         while (tab[b])
-            drop(tab[b]->c.comm);
+            drop_entry(&tab[b]->c);
 }
 
 int chk_world_of(chk_comm_t *c, int rank)
@@ -198,12 +234,15 @@ static int comm_release(const char *call, const void *ra, MPI_Comm *comm, bool d
     chk_use(CHK_K_COMM, old, call, "comm", ra);
     if (old == MPI_COMM_WORLD || old == MPI_COMM_SELF)
         return disconnect ? PMPI_Comm_disconnect(comm) : PMPI_Comm_free(comm);
+    uint64_t gen = chk_gen(CHK_K_COMM, old);
+    chk_comm_t *c = chk_comm_get(old);
     chk_block_other(call, ra);
     int rc = disconnect ? PMPI_Comm_disconnect(comm) : PMPI_Comm_free(comm);
     chk_unblock_other();
     if (rc == MPI_SUCCESS) {
-        chk_freed(CHK_K_COMM, old, call, ra);
-        drop(old);
+        chk_freed_gen(CHK_K_COMM, old, gen, call, ra);
+        if (c)
+            drop_entry(c);
     }
     return rc;
 }

@@ -288,6 +288,7 @@ static void started(void)
     PMPI_Comm_size(MPI_COMM_WORLD, &chk_size);
     chk_state = 1;
     chk_comm_init();
+    chk_p2p_init();
     if (chk_on & CHK_C_WATCH)
         chk_watch_start(chk_rank, chk_size);
 }

@@ -55,7 +55,18 @@ chk_handle_t *chk_created(int kind, int h, const char *call, const void *ra)
         e->next = tab[b];
         tab[b] = e;
     }
+    if (e->live) {
+        /* The library gave the same handle again (a reference-counted object): one more free
+         * is due, and the first creation stays the one reported. */
+        e->refs++;
+        chk_unlock();
+        return e;
+    }
+    static uint64_t next_gen = 1;
     e->live = true;
+    e->refs = 1;
+    e->frees = 0;
+    e->gen = next_gen++;
     e->ccall = call;
     e->cra = ra;
     e->fcall = NULL;
@@ -66,20 +77,60 @@ chk_handle_t *chk_created(int kind, int h, const char *call, const void *ra)
     return e;
 }
 
-void chk_freed(int kind, int h, const char *call, const void *ra)
+void chk_revive(int kind, int h)
 {
     if (!trackable(h))
         return;
     chk_lock();
-    chk_handle_t *e = chk_find_locked(kind, h);
-    if (e) {
-        e->live = false;
-        e->fcall = call;
-        e->fra = ra;
-    }
+    for (chk_handle_t **p = &tab[bucket(kind, h)]; *p; p = &(*p)->next)
+        if ((*p)->h == h && (*p)->kind == kind) {
+            chk_handle_t *e = *p;
+            if (!e->live) { /* unknown from now on: valid, and nobody's to free */
+                *p = e->next;
+                free(e);
+            }
+            break;
+        }
     chk_unlock();
     if (kind == CHK_K_TYPE)
         chk_sig_forget(h);
+}
+
+uint64_t chk_gen(int kind, int h)
+{
+    if (!trackable(h))
+        return 0;
+    chk_lock();
+    chk_handle_t *e = chk_find_locked(kind, h);
+    uint64_t g = e && e->live ? e->gen : 0;
+    chk_unlock();
+    return g;
+}
+
+void chk_freed_gen(int kind, int h, uint64_t gen, const char *call, const void *ra)
+{
+    if (!trackable(h))
+        return;
+    bool gone = false;
+    chk_lock();
+    chk_handle_t *e = chk_find_locked(kind, h);
+    if (e && e->live && (gen == 0 || e->gen == gen)) {
+        e->frees++;
+        if (--e->refs <= 0) {
+            e->live = false;
+            e->fcall = call;
+            e->fra = ra;
+            gone = true;
+        }
+    }
+    chk_unlock();
+    if (gone && kind == CHK_K_TYPE)
+        chk_sig_forget(h);
+}
+
+void chk_freed(int kind, int h, const char *call, const void *ra)
+{
+    chk_freed_gen(kind, h, 0, call, ra);
 }
 
 bool chk_valid(int kind, int h)
@@ -130,7 +181,8 @@ void chk_leak_report(void)
     chk_lock();
     for (int b = 0; b < NB; b++)
         for (chk_handle_t *e = tab[b]; e; e = e->next) {
-            if (!e->live || e->kind == CHK_K_MESSAGE || e->kind == CHK_K_SESSION)
+            /* A reference-counted handle counts when its creator's reference was never freed. */
+            if (!e->live || e->frees > 0 || e->kind == CHK_K_MESSAGE || e->kind == CHK_K_SESSION)
                 continue;
             int i;
             for (i = 0; i < nl; i++)

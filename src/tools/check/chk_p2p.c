@@ -41,9 +41,25 @@ static bool is_c(const char *call)
     return n > 2 && call[n - 2] == '_' && call[n - 1] == 'c';
 }
 
+static bool errors_fatal(MPI_Comm comm);
+
 static bool typecheck(chk_comm_t *c)
 {
     return (chk_on & CHK_C_TYPE) && c && c->shadow != MPI_COMM_NULL;
+}
+
+/* A peer the library will accept (else the call fails there, and no shadow may go or be
+ * expected). */
+static bool peer_ok(chk_comm_t *c, int peer, bool recv)
+{
+    if (peer == MPI_PROC_NULL || (recv && peer == MPI_ANY_SOURCE))
+        return true;
+    return peer >= 0 && peer < (c->inter ? c->rsize : c->size);
+}
+
+static bool tag_ok(int tag)
+{
+    return tag >= 0 && tag <= 0x7fffffff;
 }
 
 /* Background shadow sends, completed opportunistically and at MPI_Finalize. */
@@ -125,7 +141,7 @@ static int shadow_make(shadow_t *s, const char *call, const void *ra, MPI_Dataty
 static void shadow_send(chk_comm_t *c, int dest, int tag, const char *call, const void *ra,
                         MPI_Datatype type, MPI_Count count)
 {
-    if (!typecheck(c) || dest == MPI_PROC_NULL)
+    if (!typecheck(c) || dest == MPI_PROC_NULL || !peer_ok(c, dest, false) || !tag_ok(tag))
         return;
     shadow_t *s = shadow_alloc();
     int len = shadow_make(s, call, ra, type, count);
@@ -174,6 +190,10 @@ typedef struct req {
     const void *ra;
     uint64_t seq;     /* posting order of receives */
     uint64_t csum;    /* sends: the buffer's checksum at the start */
+    uint64_t gen;     /* this entry's number (a handle value may be reused) */
+    MPI_Comm *newcomm; /* MPI_Comm_idup: where the library writes the new handle */
+    uint64_t newid;
+    uint64_t hgen;    /* the handle table's generation of it */
     bool summed;
 } req_t;
 
@@ -217,10 +237,13 @@ static req_t *req_add(MPI_Request r, int kind, const char *call, const void *ra,
             free(old);
             break;
         }
+    static uint64_t next_gen = 1;
+    q->gen = next_gen++;
     q->next = *pp;
     *pp = q;
     chk_unlock();
-    chk_created(CHK_K_REQUEST, r, call, ra);
+    chk_handle_t *h = chk_created(CHK_K_REQUEST, r, call, ra);
+    q->hgen = h ? h->gen : 0;
     return q;
 }
 
@@ -243,19 +266,6 @@ static void unpost_locked(req_t *q)
     q->pnext_post->pprev_post = q->pprev_post;
 }
 
-static void req_remove(req_t *q)
-{
-    chk_lock();
-    unpost_locked(q);
-    for (req_t **p = &rtab[rbucket(q->req)]; *p; p = &(*p)->next)
-        if (*p == q) {
-            *p = q->next;
-            break;
-        }
-    chk_unlock();
-    free(q);
-}
-
 void chk_req_other(MPI_Request req, const char *call, const void *ra, MPI_Comm comm, bool persistent)
 {
     if (req == MPI_REQUEST_NULL)
@@ -265,6 +275,21 @@ void chk_req_other(MPI_Request req, const char *call, const void *ra, MPI_Comm c
     /* A nonblocking collective takes its number on the communicator now (the watch names it). */
     if (q->c && strncmp(call, "MPI_I", 5) == 0)
         q->seq = __atomic_add_fetch(&q->c->nsent_coll, 1, __ATOMIC_RELAXED);
+}
+
+void chk_comm_idup(MPI_Request req, MPI_Comm *newcomm, MPI_Comm parent, const char *call, const void *ra)
+{
+    if (req == MPI_REQUEST_NULL)
+        return;
+    req_t *q = req_add(req, R_OTHER, call, ra, false);
+    q->c = chk_comm_get(parent);
+    q->newcomm = newcomm;
+    if (q->c) {
+        q->seq = __atomic_add_fetch(&q->c->nsent_coll, 1, __ATOMIC_RELAXED);
+        /* Equal on every member (collectives on the parent are made in one order), distinct
+         * from the ids chk_comm_new agrees on (which end in the lowest member + 1 <= 2^24). */
+        q->newid = chk_hash_bytes(chk_hash_bytes(0, &q->c->id, 8), &q->seq, 8) | (1ull << 62);
+    }
 }
 
 /* ---- buffers ------------------------------------------------------------------------------- */
@@ -372,6 +397,10 @@ static void compare(const done_t *d, const shadow_t *s)
     chk_sig_of(d->type, d->count, &r);
     char rs[300], ss[300], w[600];
     if (s->sig.bytes > r.bytes) {
+        /* A program that asked for errors to be returned on this communicator sees the
+         * truncation itself (MPI_ERR_TRUNCATE); it is reported when it would end the job. */
+        if (!errors_fatal(d->c->comm))
+            return;
         chk_sig_str(&r, rs, sizeof rs);
         chk_sig_str(&s->sig, ss, sizeof ss);
         chk_report(d->call, d->ra,
@@ -458,6 +487,26 @@ static void recv_done(chk_comm_t *c, const MPI_Status *st, MPI_Datatype type, MP
         run_deferred();
 }
 
+/* True when errors on comm end the job (the default). */
+static bool errors_fatal(MPI_Comm comm)
+{
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    PMPI_Comm_get_errhandler(comm, &eh);
+    bool fatal = eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT;
+    if (eh != MPI_ERRHANDLER_NULL)
+        PMPI_Errhandler_free(&eh);
+    return fatal;
+}
+
+/* A receive that returned rc matched a message (with valid arguments, only a truncation fails). */
+static bool matched_rc(int rc)
+{
+    int cls = rc;
+    if (rc != MPI_SUCCESS)
+        PMPI_Error_class(rc, &cls);
+    return rc == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE;
+}
+
 /* ---- watch items ---------------------------------------------------------------------------- */
 static chk_item_t item_of(int kind, chk_comm_t *c, int peer, int tag)
 {
@@ -494,13 +543,34 @@ void chk_unblock_other(void)
 }
 
 /* ---- sends ---------------------------------------------------------------------------------- */
-/* False when the comm or the type is not valid: the library reports that, and the checker sends
- * no shadow (no data goes either). */
-static bool pre_send(const char *call, const void *ra, MPI_Comm comm, MPI_Datatype type)
+/* False when an argument is not valid (a freed or null comm or type, a negative count, a NULL
+ * buffer, a bad peer or tag): the library reports that, and the checker sends no shadow (no
+ * data goes either) and matches nothing. */
+static int tag_ub = 0x7fffffff;
+
+static bool pre_send(const char *call, const void *ra, MPI_Comm comm, MPI_Datatype type, const void *buf,
+                     MPI_Count count, int peer, int tag, bool recv)
 {
     bool ok = chk_use(CHK_K_COMM, comm, call, "comm", ra);
     ok = chk_use(CHK_K_TYPE, type, call, "datatype", ra) && ok;
-    return ok && chk_valid(CHK_K_COMM, comm) && chk_valid(CHK_K_TYPE, type);
+    if (!ok || !chk_valid(CHK_K_COMM, comm) || !chk_valid(CHK_K_TYPE, type) || count < 0)
+        return false;
+    if (!buf && count > 0 && (((unsigned)type >> 30) & 3u) == 1)
+        return false;
+    chk_comm_t *c = chk_comm_get(comm);
+    if (!c || !peer_ok(c, peer, recv))
+        return false;
+    if (recv ? tag != MPI_ANY_TAG && (tag < 0 || tag > tag_ub) : (tag < 0 || tag > tag_ub))
+        return false;
+    return true;
+}
+
+void chk_p2p_init(void)
+{
+    int *ub, flag = 0;
+    PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+    if (flag)
+        tag_ub = *ub;
 }
 
 static int raw_send(bool cf, int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
@@ -519,12 +589,12 @@ static int raw_send(bool cf, int mode, const void *buf, MPI_Count count, MPI_Dat
 static int send_blocking(const char *call, const void *ra, int mode, const void *buf, MPI_Count count,
                          MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
-    if (chk_outside(call, ra) || !pre_send(call, ra, comm, type))
+    if (chk_outside(call, ra) || !pre_send(call, ra, comm, type, buf, count, dest, tag, false))
         goto plain;
     chk_comm_t *c = chk_comm_get(comm);
     if (dest == MPI_PROC_NULL)
         goto plain;
-    if (!typecheck(c)) {
+    if (!typecheck(c) || !peer_ok(c, dest, false) || !tag_ok(tag)) {
         block1(call, ra, CHK_W_SEND, c, dest, tag);
         int rc = raw_send(is_c(call), mode, buf, count, type, dest, tag, comm);
         unblock();
@@ -588,7 +658,7 @@ static int send_nb(const char *call, const void *ra, int mode, bool persistent, 
                    MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
     const bool cf = is_c(call);
-    bool out = chk_outside(call, ra) || !pre_send(call, ra, comm, type);
+    bool out = chk_outside(call, ra) || !pre_send(call, ra, comm, type, buf, count, dest, tag, false);
     chk_comm_t *c = out ? NULL : chk_comm_get(comm);
     if (!persistent && !out)
         shadow_send(c, dest, tag, call, ra, type, count);
@@ -652,12 +722,14 @@ static int recv_blocking(const char *call, const void *ra, void *buf, MPI_Count 
     const bool cf = is_c(call);
     if (chk_outside(call, ra))
         return (cf ? PMPI_Recv_c(buf, count, type, source, tag, comm, status) : PMPI_Recv(buf, (int)count, type, source, tag, comm, status));
-    if (!pre_send(call, ra, comm, type))
+    if (!pre_send(call, ra, comm, type, buf, count, source, tag, true))
         return (cf ? PMPI_Recv_c(buf, count, type, source, tag, comm, status) : PMPI_Recv(buf, (int)count, type, source, tag, comm, status));
     check_recv_overlap(call, ra, buf, count, type, NULL);
     chk_comm_t *c = chk_comm_get(comm);
-    MPI_Status st;
-    if (!typecheck(c) || source == MPI_PROC_NULL) {
+    MPI_Status st = {0};
+    if (status != MPI_STATUS_IGNORE)
+        st = *status; /* what the call does not set (MPI_ERROR) stays the program's */
+    if (!typecheck(c) || source == MPI_PROC_NULL || !peer_ok(c, source, true)) {
         block1(call, ra, CHK_W_RECV, c, source, tag);
         int rc = (cf ? PMPI_Recv_c(buf, count, type, source, tag, comm, &st) : PMPI_Recv(buf, (int)count, type, source, tag, comm, &st));
         unblock();
@@ -668,8 +740,21 @@ static int recv_blocking(const char *call, const void *ra, void *buf, MPI_Count 
     chk_lock();
     uint64_t seq = next_seq++;
     chk_unlock();
+    if (!errors_fatal(comm)) {
+        /* The program sees errors itself: the library's receive, compared afterwards (a
+         * truncated message was matched too, and its shadow is taken). */
+        block1(call, ra, CHK_W_RECV, c, source, tag);
+        int rc = (cf ? PMPI_Recv_c(buf, count, type, source, tag, comm, &st)
+                     : PMPI_Recv(buf, (int)count, type, source, tag, comm, &st));
+        unblock();
+        if (matched_rc(rc))
+            recv_done(c, &st, type, count, call, ra, seq);
+        if (status != MPI_STATUS_IGNORE)
+            *status = st;
+        return rc;
+    }
     /* Match first (the message is ours from here), compare with its shadow, then receive: a
-     * truncation is reported before the library's error handler runs. */
+     * truncation is reported before the library's error handler ends the job. */
     MPI_Message msg;
     block1(call, ra, CHK_W_RECV, c, source, tag);
     int rc = PMPI_Mprobe(source, tag, comm, &msg, &st);
@@ -708,7 +793,7 @@ static int recv_nb(const char *call, const void *ra, bool persistent, void *buf,
                    MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request *req)
 {
     const bool cf = is_c(call);
-    bool out = chk_outside(call, ra) || !pre_send(call, ra, comm, type);
+    bool out = chk_outside(call, ra) || !pre_send(call, ra, comm, type, buf, count, source, tag, true);
     if (!out)
         check_recv_overlap(call, ra, buf, count, type, NULL);
     int rc = persistent ? (cf ? PMPI_Recv_init_c(buf, count, type, source, tag, comm, req) : PMPI_Recv_init(buf, (int)count, type, source, tag, comm, req))
@@ -832,8 +917,10 @@ static void mrecv_check(mmsg_t *e, const char *call, const void *ra, void *buf, 
 static int mprobe(const char *call, const void *ra, int source, int tag, MPI_Comm comm, int *flag,
                   MPI_Message *message, MPI_Status *status)
 {
-    MPI_Status st;
+    MPI_Status st = {0};
     int rc;
+    if (status != MPI_STATUS_IGNORE)
+        st = *status;
     if (chk_outside(call, ra))
         return flag ? PMPI_Improbe(source, tag, comm, flag, message, status)
                     : PMPI_Mprobe(source, tag, comm, message, status);
@@ -939,10 +1026,8 @@ static int sendrecv(const char *call, const void *ra, const void *sbuf, MPI_Coun
         return replace ? (cf ? PMPI_Sendrecv_replace_c(rbuf, rcount, rtype, dest, stag, source, rtag, comm, status) : PMPI_Sendrecv_replace(rbuf, (int)rcount, rtype, dest, stag, source, rtag, comm, status))
                        : (cf ? PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
                                          comm, status) : PMPI_Sendrecv(sbuf, (int)scount, stype, dest, stag, rbuf, (int)rcount, rtype, source, rtag, comm, status));
-    bool ok = chk_use(CHK_K_COMM, comm, call, "comm", ra) && chk_valid(CHK_K_COMM, comm);
-    ok = chk_use(CHK_K_TYPE, stype, call, "sendtype", ra) && chk_valid(CHK_K_TYPE, stype) && ok;
-    if (!replace)
-        ok = chk_use(CHK_K_TYPE, rtype, call, "recvtype", ra) && chk_valid(CHK_K_TYPE, rtype) && ok;
+    bool ok = pre_send(call, ra, comm, stype, sbuf, scount, dest, stag, false);
+    ok = pre_send(call, ra, comm, rtype, rbuf, rcount, source, rtag, true) && ok;
     if (!ok)
         return replace ? (cf ? PMPI_Sendrecv_replace_c(rbuf, rcount, rtype, dest, stag, source, rtag, comm, status) : PMPI_Sendrecv_replace(rbuf, (int)rcount, rtype, dest, stag, source, rtag, comm, status))
                        : (cf ? PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
@@ -967,12 +1052,14 @@ static int sendrecv(const char *call, const void *ra, const void *sbuf, MPI_Coun
             n++;
         chk_watch_block(call, ra, true, n, it);
     }
-    MPI_Status st;
+    MPI_Status st = {0};
+    if (status != MPI_STATUS_IGNORE)
+        st = *status;
     int rc = replace ? (cf ? PMPI_Sendrecv_replace_c(rbuf, rcount, rtype, dest, stag, source, rtag, comm, &st) : PMPI_Sendrecv_replace(rbuf, (int)rcount, rtype, dest, stag, source, rtag, comm, &st))
                      : (cf ? PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm,
                                        &st) : PMPI_Sendrecv(sbuf, (int)scount, stype, dest, stag, rbuf, (int)rcount, rtype, source, rtag, comm, &st));
     unblock();
-    if (rc == MPI_SUCCESS && source != MPI_PROC_NULL)
+    if (matched_rc(rc) && source != MPI_PROC_NULL)
         recv_done(c, &st, rtype, rcount, call, ra, seq);
     if (status != MPI_STATUS_IGNORE)
         *status = st;
@@ -1014,8 +1101,8 @@ static int isendrecv(const char *call, const void *ra, const void *sbuf, MPI_Cou
                      int rtag, MPI_Comm comm, MPI_Request *req, bool replace)
 {
     const bool cf = is_c(call);
-    bool out = chk_outside(call, ra) || !pre_send(call, ra, comm, stype) ||
-               (!replace && !chk_valid(CHK_K_TYPE, rtype));
+    bool out = chk_outside(call, ra) || !pre_send(call, ra, comm, stype, sbuf, scount, dest, stag, false) ||
+               !pre_send(call, ra, comm, rtype, rbuf, rcount, source, rtag, true);
     chk_comm_t *c = out ? NULL : chk_comm_get(comm);
     if (!out)
         shadow_send(c, dest, stag, call, ra, stype, scount);
@@ -1156,20 +1243,34 @@ static void block_reqs(const char *call, const void *ra, bool all, int n, const 
 }
 
 /* A request handle `r` completed with status st (inactive persistent, or freed). */
-static void completed(MPI_Request r, const MPI_Status *st, const char *call, const void *ra)
+static void completed(MPI_Request r, uint64_t gen, const MPI_Status *st, const char *call, const void *ra)
 {
     if (r == MPI_REQUEST_NULL)
         return;
     chk_lock();
     req_t *q = req_find_locked(r);
-    if (q)
+    if (q && q->gen != gen)
+        q = NULL; /* a newer request with the same handle value */
+    if (q) {
         unpost_locked(q);
+        /* Out of the table while it is worked on: the handle value may already name a new
+         * request of another thread, whose req_add must not find this one. */
+        if (!q->persistent)
+            for (req_t **p = &rtab[rbucket(r)]; *p; p = &(*p)->next)
+                if (*p == q) {
+                    *p = q->next;
+                    break;
+                }
+    }
     chk_unlock();
     if (!q)
         return;
+    if (q->newcomm && *q->newcomm != MPI_COMM_NULL)
+        chk_comm_new_local(*q->newcomm, q->newid, q->call, q->ra);
     if (q->kind == R_SEND && q->summed) {
         q->summed = false;
-        if (checksum(q->buf, q->count, q->type) != q->csum) {
+        /* (a type freed while the send was pending cannot be summed again: not compared) */
+        if (chk_valid(CHK_K_TYPE, q->type) && checksum(q->buf, q->count, q->type) != q->csum) {
             char w[600];
             chk_report(call, ra, "send buffer modified before the nonblocking send completed (%s at %s)",
                        q->call, chk_where(q->ra, w, sizeof w));
@@ -1179,8 +1280,10 @@ static void completed(MPI_Request r, const MPI_Status *st, const char *call, con
     }
     q->active = false;
     if (!q->persistent) {
-        chk_freed(CHK_K_REQUEST, r, call, ra);
-        req_remove(q);
+        chk_freed_gen(CHK_K_REQUEST, r, q->hgen, call, ra);
+        free(q);
+        if (deferred)
+            run_deferred();
     } else if (deferred) {
         run_deferred();
     }
@@ -1202,6 +1305,23 @@ static int do_wait(int which, const void *ra, int count, MPI_Request *reqs, int 
     MPI_Request *old = count <= 16 ? stackold : malloc(sizeof(MPI_Request) * (size_t)count);
     MPI_Status *st = count <= 16 ? stackst : malloc(sizeof(MPI_Status) * (size_t)count);
     memcpy(old, reqs, sizeof(MPI_Request) * (size_t)count);
+    /* What the call does not set (MPI_ERROR of a single completion) stays the program's. */
+    if (mode == 0 || mode == 2) {
+        if (statuses != MPI_STATUS_IGNORE)
+            st[0] = statuses[0];
+    } else if (statuses != MPI_STATUSES_IGNORE) {
+        memcpy(st, statuses, sizeof(MPI_Status) * (size_t)count);
+    }
+    /* The entries as they are now: a request freed by this call may have its handle value given
+     * to a new request in another thread before the bookkeeping below. */
+    uint64_t stackgen[16];
+    uint64_t *gen = count <= 16 ? stackgen : malloc(sizeof(uint64_t) * (size_t)count);
+    chk_lock();
+    for (int i = 0; i < count; i++) {
+        req_t *q = old[i] == MPI_REQUEST_NULL ? NULL : req_find_locked(old[i]);
+        gen[i] = q ? q->gen : 0;
+    }
+    chk_unlock();
     if (!test)
         block_reqs(call, ra, mode != 2 && mode != 3, count, reqs);
     int rc = MPI_SUCCESS, f = 1, idx = MPI_UNDEFINED, oc = 0;
@@ -1224,20 +1344,23 @@ static int do_wait(int which, const void *ra, int count, MPI_Request *reqs, int 
     }
     if (!test)
         unblock();
-    /* Post-process what completed; on an error (MPI_ERR_IN_STATUS) only the successful ones. */
+    /* Post-process what completed: a nonblocking request the call freed (even with an error),
+     * an active persistent one when the call succeeded. */
     if (mode == 0 || mode == 1) {
-        if (f)
-            for (int i = 0; i < count; i++)
-                if (rc == MPI_SUCCESS || st[i].MPI_ERROR == MPI_SUCCESS)
-                    completed(old[i], &st[i], call, ra);
+        for (int i = 0; i < count; i++)
+            if (old[i] != MPI_REQUEST_NULL && (reqs[i] == MPI_REQUEST_NULL || (rc == MPI_SUCCESS && f) ||
+                                               (rc == MPI_ERR_IN_STATUS && st[i].MPI_ERROR != MPI_ERR_PENDING)))
+                completed(old[i], gen[i], &st[i], call, ra);
     } else if (mode == 2) {
-        if (f && idx != MPI_UNDEFINED)
-            completed(old[idx], &st[0], call, ra);
+        if (f && idx != MPI_UNDEFINED && idx >= 0)
+            completed(old[idx], gen[idx], &st[0], call, ra);
     } else {
         if (oc != MPI_UNDEFINED)
             for (int k = 0; k < oc; k++)
-                completed(old[ind[k]], &st[k], call, ra);
+                completed(old[ind[k]], gen[ind[k]], &st[k], call, ra);
     }
+    if (gen != stackgen)
+        free(gen);
     /* Give the statuses back. */
     if (mode == 0 || mode == 2) {
         if (statuses != MPI_STATUS_IGNORE)
@@ -1329,14 +1452,28 @@ int MPI_Request_free(MPI_Request *request)
         return PMPI_Request_free(request);
     MPI_Request r = *request;
     chk_use(CHK_K_REQUEST, r, "MPI_Request_free", "request", ra);
+    chk_lock();
+    req_t *q = req_find_locked(r);
+    uint64_t gen = q ? q->gen : 0;
+    chk_unlock();
+    uint64_t hgen = chk_gen(CHK_K_REQUEST, r);
     int rc = PMPI_Request_free(request);
     if (rc == MPI_SUCCESS) {
-        chk_freed(CHK_K_REQUEST, r, "MPI_Request_free", ra);
+        chk_freed_gen(CHK_K_REQUEST, r, hgen, "MPI_Request_free", ra);
         chk_lock();
-        req_t *q = req_find_locked(r);
+        q = req_find_locked(r);
+        if (q && q->gen == gen) {
+            unpost_locked(q);
+            for (req_t **p = &rtab[rbucket(r)]; *p; p = &(*p)->next)
+                if (*p == q) {
+                    *p = q->next;
+                    break;
+                }
+        } else {
+            q = NULL;
+        }
         chk_unlock();
-        if (q)
-            req_remove(q);
+        free(q);
         if (deferred)
             run_deferred();
     }

@@ -138,8 +138,20 @@ static void build(tsig_t *s)
     }
     for (int i = 0; i < nd; i++) {
         int c;
-        if (!is_named(ty[i], &c))
+        if (!is_named(ty[i], &c)) {
+            /* Its value may be handed out again for a type the checker never sees created. */
+            MPI_Datatype t = ty[i];
             PMPI_Type_free(&ty[i]);
+            unsigned hb = ((unsigned)t * 2654435761u) % NB;
+            for (tsig_t **p = &cache[hb]; *p; p = &(*p)->next)
+                if ((*p)->type == t) {
+                    tsig_t *o = *p;
+                    *p = o->next;
+                    free(o->runs);
+                    free(o);
+                    break;
+                }
+        }
     }
     free(in);
     free(ad);

@@ -35,8 +35,8 @@ ALLOWED_OUTSIDE = re.compile(
 NOT_WRAPPED = re.compile(r'^(T_\w+|\w+_c2f|\w+_f2c|\w+_f082c|\w+_c2f08|\w+_f2f08|\w+_f082f|'
                          r'Pcontrol|Wtime|Wtick|Aint_\w+)$')
 # Output handles that are not new objects the program must free.
-NOT_CREATED = re.compile(r'^(\w+_get_errhandler|Comm_get_parent|Type_match_size|Type_get_contents\w*|'
-                         r'Type_get_envelope\w*|Type_commit|Wait\w*|Test\w*|Start\w*|\w+_free|'
+NOT_CREATED = re.compile(r'^(\w+_get_errhandler|Errhandler_get|Comm_get_parent|Type_match_size|Type_get_contents\w*|'
+                         r'Type_get_envelope\w*|Type_create_f90_\w+|Type_commit|Wait\w*|Test\w*|Start\w*|\w+_free|'
                          r'Comm_disconnect|Session_finalize|Cancel|Request_get_status\w*|'
                          r'Comm_idup\w*|Type_get_value_index|Op_f2c)$')
 
@@ -105,7 +105,8 @@ def wrapper(name, args, coll_ids):
     checks = []
     for decl, pname in params:
         m = re.match(r'^(MPI_\w+)\s+(\w+)$', decl)
-        if m and m.group(1) in KINDS:
+        if m and m.group(1) in KINDS and base != 'Grequest_complete':
+            # (a generalized request may be freed before it is completed)
             checks.append(f'        chk_use({KINDS[m.group(1)]}, {pname}, "{fn}", "{pname}", ra);')
         m = re.match(r'^(MPI_\w+)\s*\*\s*(\w+)$', decl)
         if m and m.group(1) in KINDS and base.endswith('_free'):
@@ -124,6 +125,7 @@ def wrapper(name, args, coll_ids):
             if m and m.group(1) in KINDS:
                 frees.append((KINDS[m.group(1)], pname))
                 b.append(f'    int chk_old_{pname} = (int)*{pname};')
+                b.append(f'    uint64_t chk_gen_{pname} = chk_gen({KINDS[m.group(1)]}, chk_old_{pname});')
     comm = next((p[1] for p in params if re.match(r'^MPI_Comm\s+\w+$', p[0])), None)
     if base in COLL and comm:
         spec = COLL[base]
@@ -142,7 +144,7 @@ def wrapper(name, args, coll_ids):
         b.append(f'    int rc = PMPI_{name}({call});')
     post = []
     for kind, pname in frees:
-        post.append(f'        chk_freed({kind}, chk_old_{pname}, "{fn}", ra);')
+        post.append(f'        chk_freed_gen({kind}, chk_old_{pname}, chk_gen_{pname}, "{fn}", ra);')
     if base == 'Session_init':
         post.append('        __atomic_add_fetch(&chk_sessions, 1, __ATOMIC_RELAXED);')
     if base == 'Session_finalize':
@@ -161,14 +163,19 @@ def wrapper(name, args, coll_ids):
                             f'{persistent});')
             else:
                 post.append(f'        chk_created({kind}, *{pname}, "{fn}", ra);')
-    elif base.startswith('Comm_idup'):
+    elif re.match(r'^(Type_create_f90_\w+|Type_match_size|Comm_get_parent)$', base):
         for decl, pname in params:
-            if re.match(r'^MPI_Comm\s*\*\s*(\w+)$', decl):
-                post.append(f'        chk_created(CHK_K_COMM, *{pname}, "{fn}", ra);')
-            if re.match(r'^MPI_Request\s*\*\s*(\w+)$', decl):
-                post.append(f'        chk_req_other(*{pname}, "{fn}", ra, {comm}, false);')
+            m = re.match(r'^(MPI_\w+)\s*\*\s*(\w+)$', decl)
+            if m and m.group(1) in KINDS:
+                post.append(f'        chk_revive({KINDS[m.group(1)]}, *{pname});')
+    elif re.match(r'^(\w+_get_errhandler|Errhandler_get)$', base):
+        for decl, pname in params:
+            if re.match(r'^MPI_Errhandler\s*\*\s*(\w+)$', decl):
+                post.append(f'        chk_created(CHK_K_ERRH, *{pname}, "{fn}", ra);')
+    elif base.startswith('Comm_idup'):
+        post.append(f'        chk_comm_idup(*request, newcomm, {comm}, "{fn}", ra);')
     if post:
-        b.append('    if (rc == MPI_SUCCESS && chk_state != 2) {')
+        b.append('    if (rc == MPI_SUCCESS) {')
         b += post
         b.append('    }')
     b.append('    return rc;')
