@@ -42,13 +42,24 @@ check() {
     done
 }
 
-check recv_mismatch 2 3 \
-    "ferry check: rank 1: MPI_Recv at @RECV: type mismatch: received 4 x MPI_INT (16 bytes) from rank 0, which sent 4 x MPI_FLOAT (16 bytes) with MPI_Send at @SEND" \
-    "ferry check: rank 1: 1 problem reported"
-check same_size 2 3 \
-    "ferry check: rank 1: MPI_Recv at @RECV: type mismatch: received 2 x MPI_DOUBLE (16 bytes) from rank 0, which sent 4 x MPI_INT (16 bytes) with MPI_Send at @SEND"
+# Point-to-point, in both schemes: the logs (default) and the shadow messages.
+for P2P in log shadow; do
+    export FERRY_CHECK_P2P=$P2P
+    check recv_mismatch 2 3 \
+        "ferry check: rank 1: MPI_Recv at @RECV: type mismatch: received 4 x MPI_INT (16 bytes) from rank 0, which sent 4 x MPI_FLOAT (16 bytes) with MPI_Send at @SEND" \
+        "ferry check: rank 1: 1 problem reported"
+    check same_size 2 3 \
+        "ferry check: rank 1: MPI_Recv at @RECV: type mismatch: received 2 x MPI_DOUBLE (16 bytes) from rank 0, which sent 4 x MPI_INT (16 bytes) with MPI_Send at @SEND"
+    check many_mismatch 2 3 \
+        "ferry check: rank 1: MPI_Irecv at @IRECV: type mismatch: received 3 x MPI_INT (12 bytes) from rank 0, which sent 3 x MPI_SHORT (6 bytes) with MPI_Isend at @ISEND" \
+        "ferry check: rank 1: 1 problem reported"
+done
+export FERRY_CHECK_P2P=shadow
 check truncation 2 nonzero \
     "ferry check: rank 1: MPI_Recv at @RECV: truncation: receive buffer of 4 x MPI_INT (16 bytes) for a message from rank 0 of 8 x MPI_INT (32 bytes) sent with MPI_Send at @SEND"
+unset FERRY_CHECK_P2P
+check truncation 2 nonzero \
+    "ferry check: rank 1: MPI_Recv at @RECV: truncation: receive buffer of 4 x MPI_INT (16 bytes) for a message from rank 0 of 32 bytes (tag 3)"
 check coll_mismatch 3 nonzero \
     "ferry check: rank 0: MPI_Bcast at @BCAST: collective mismatch on MPI_COMM_WORLD (call 2 there): rank 0 MPI_Bcast root 0 1 element at @BCAST, rank 1 MPI_Reduce root 0 1 element op MPI_SUM at @REDUCE, rank 2 MPI_Reduce"
 check coll_root 2 nonzero \

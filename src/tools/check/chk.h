@@ -138,6 +138,17 @@ const char *chk_comm_name(chk_comm_t *c, char *buf, int len);
 
 /* ---- point-to-point (chk_p2p.c) ---------------------------------------------------------- */
 void chk_p2p_init(void);
+/* The log scheme (chk_log.c, FERRY_CHECK_P2P=log, the default). */
+extern bool chk_log_on;
+void chk_log_init(MPI_Comm world_shadow);
+void chk_log_send(chk_comm_t *c, int dest, int tag, const char *call, const void *ra, MPI_Datatype type,
+                  MPI_Count count);
+void chk_log_recv(chk_comm_t *c, int src_rank, int tag, MPI_Datatype type, MPI_Count count, const char *call,
+                  const void *ra, uint64_t seq);
+void chk_log_fini(void);
+/* Counts the calls made from one return address (the first N standard sends of a call site are
+ * made synchronous in the log scheme). */
+int chk_ra_count(const void *ra);
 void chk_p2p_fini(void);
 void chk_req_track_coll(MPI_Request req, const char *call, const void *ra, MPI_Comm comm);
 

@@ -87,6 +87,7 @@ typedef struct where_ent {
     const char *module; /* strdup'ed once per module (modules table) */
     uint64_t off;
     char *text;         /* resolved lazily */
+    int calls;          /* chk_ra_count */
     char *func;
 } where_ent_t;
 static where_ent_t *where_tab[1024];
@@ -136,6 +137,14 @@ static where_ent_t *where_get(const void *ra)
     w->next = where_tab[b];
     where_tab[b] = w;
     return w;
+}
+
+int chk_ra_count(const void *ra)
+{
+    chk_lock();
+    int n = where_get(ra)->calls++;
+    chk_unlock();
+    return n;
 }
 
 const char *chk_module_of(const void *ra, uint64_t *off)

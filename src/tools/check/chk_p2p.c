@@ -45,6 +45,8 @@ static bool errors_fatal(MPI_Comm comm);
 
 static bool typecheck(chk_comm_t *c)
 {
+    if (chk_log_on)
+        return (chk_on & CHK_C_TYPE) && c;
     return (chk_on & CHK_C_TYPE) && c && c->shadow != MPI_COMM_NULL;
 }
 
@@ -66,6 +68,7 @@ static bool tag_ok(int tag)
 typedef struct {
     MPI_Request req;
     shadow_t *buf;
+    void *raw; /* or a buffer of the checker's own (a packed copy) */
 } pend_t;
 static pend_t *pend;
 static int npend, cappend;
@@ -98,7 +101,10 @@ static void pend_poll(void)
         int flag = 0;
         PMPI_Test(&pend[i].req, &flag, MPI_STATUS_IGNORE);
         if (flag) {
-            if (nfree < 64)
+            free(pend[i].raw);
+            if (!pend[i].buf)
+                ;
+            else if (nfree < 64)
                 freelist[nfree++] = pend[i].buf;
             else
                 free(pend[i].buf);
@@ -110,6 +116,8 @@ static void pend_poll(void)
     chk_unlock();
 }
 
+static void pend_add_raw(MPI_Request r, void *raw);
+
 static void pend_add(MPI_Request r, shadow_t *s)
 {
     chk_lock();
@@ -117,7 +125,7 @@ static void pend_add(MPI_Request r, shadow_t *s)
         cappend = cappend ? 2 * cappend : 64;
         pend = realloc(pend, sizeof *pend * (size_t)cappend);
     }
-    pend[npend++] = (pend_t){r, s};
+    pend[npend++] = (pend_t){r, s, NULL};
     bool poll = npend >= 32;
     chk_unlock();
     if (poll)
@@ -137,12 +145,27 @@ static int shadow_make(shadow_t *s, const char *call, const void *ra, MPI_Dataty
     return (int)(SHADOW_HEAD + n + 1);
 }
 
+static void pend_add_raw(MPI_Request r, void *raw)
+{
+    chk_lock();
+    if (npend == cappend) {
+        cappend = cappend ? 2 * cappend : 64;
+        pend = realloc(pend, sizeof *pend * (size_t)cappend);
+    }
+    pend[npend++] = (pend_t){r, NULL, raw};
+    chk_unlock();
+}
+
 /* Sends the shadow of a send in the background. */
 static void shadow_send(chk_comm_t *c, int dest, int tag, const char *call, const void *ra,
                         MPI_Datatype type, MPI_Count count)
 {
     if (!typecheck(c) || dest == MPI_PROC_NULL || !peer_ok(c, dest, false) || !tag_ok(tag))
         return;
+    if (chk_log_on) {
+        chk_log_send(c, dest, tag, call, ra, type, count);
+        return;
+    }
     shadow_t *s = shadow_alloc();
     int len = shadow_make(s, call, ra, type, count);
     MPI_Request r;
@@ -178,6 +201,8 @@ enum { R_SEND, R_RECV, R_OTHER };
 typedef struct req {
     struct req *next;                   /* hash chain */
     struct req *pprev_post, *pnext_post; /* active receives in posting order */
+    struct req *pprev_act, *pnext_act;   /* active sends and receives (their buffers) */
+    bool in_act;
     MPI_Request req;
     int kind;
     bool persistent, active, posted;
@@ -200,7 +225,31 @@ typedef struct req {
 #define RB 4096
 static req_t *rtab[RB];
 static req_t post_head = {.pnext_post = &post_head, .pprev_post = &post_head};
+static req_t act_head = {.pnext_act = &act_head, .pprev_act = &act_head};
+
+/* The list of requests whose buffers are in use, for the overlap checks. Lock held. */
+static void act_link_locked(req_t *q)
+{
+    if (q->in_act || q->kind == R_OTHER)
+        return;
+    q->in_act = true;
+    q->pnext_act = &act_head;
+    q->pprev_act = act_head.pprev_act;
+    act_head.pprev_act->pnext_act = q;
+    act_head.pprev_act = q;
+}
+
+static void act_unlink_locked(req_t *q)
+{
+    if (!q->in_act)
+        return;
+    q->in_act = false;
+    q->pprev_act->pnext_act = q->pnext_act;
+    q->pnext_act->pprev_act = q->pprev_act;
+}
 static uint64_t next_seq = 1;
+
+static void unpost_locked(req_t *q);
 
 static unsigned rbucket(MPI_Request r)
 {
@@ -230,10 +279,7 @@ static req_t *req_add(MPI_Request r, int kind, const char *call, const void *ra,
         if ((*p)->req == r) { /* a stale entry for a reused handle */
             req_t *old = *p;
             *p = old->next;
-            if (old->posted) {
-                old->pprev_post->pnext_post = old->pnext_post;
-                old->pnext_post->pprev_post = old->pprev_post;
-            }
+            unpost_locked(old);
             free(old);
             break;
         }
@@ -249,6 +295,8 @@ static req_t *req_add(MPI_Request r, int kind, const char *call, const void *ra,
 
 static void post_locked(req_t *q)
 {
+    if (chk_on & CHK_C_BUFFER)
+        act_link_locked(q);
     q->seq = next_seq++;
     q->posted = true;
     q->pnext_post = &post_head;
@@ -259,6 +307,7 @@ static void post_locked(req_t *q)
 
 static void unpost_locked(req_t *q)
 {
+    act_unlink_locked(q);
     if (!q->posted)
         return;
     q->posted = false;
@@ -345,13 +394,12 @@ static void check_recv_overlap(const char *call, const void *ra, const void *buf
     const char *ocall = NULL;
     const void *ora = NULL;
     chk_lock();
-    for (int b = 0; b < RB && !ocall; b++)
-        for (req_t *q = rtab[b]; q; q = q->next)
-            if (q != self && q->active && q->kind != R_OTHER && overlaps(buf, count, type, q->buf, q->count, q->type)) {
-                ocall = q->call;
-                ora = q->ra;
-                break;
-            }
+    for (req_t *q = act_head.pnext_act; q != &act_head; q = q->pnext_act)
+        if (q != self && overlaps(buf, count, type, q->buf, q->count, q->type)) {
+            ocall = q->call;
+            ora = q->ra;
+            break;
+        }
     chk_unlock();
     if (ocall) {
         char w[600];
@@ -377,6 +425,16 @@ static pthread_mutex_t consume_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool could_match(int peer, int tag, int src, int stag)
 {
     return (peer == MPI_ANY_SOURCE || peer == src) && (tag == MPI_ANY_TAG || tag == stag);
+}
+
+/* For the log (chk_log.c): a receive posted before `seq` on that communicator that could take
+ * (src, tag) is still pending. Lock held. */
+bool chk_p2p_blocked(uint64_t comm, int src, int tag, uint64_t seq)
+{
+    for (req_t *q = post_head.pnext_post; q != &post_head && q->seq < seq; q = q->pnext_post)
+        if (q->c && q->c->id == comm && could_match(q->peer, q->tag, src, tag))
+            return true;
+    return false;
 }
 
 /* True when an earlier-posted receive, pending or deferred, could own the shadow. Lock held. */
@@ -467,6 +525,10 @@ static void recv_done(chk_comm_t *c, const MPI_Status *st, MPI_Datatype type, MP
     PMPI_Test_cancelled(st, &cancelled);
     if (cancelled)
         return;
+    if (chk_log_on) {
+        chk_log_recv(c, st->MPI_SOURCE, st->MPI_TAG, type, count, call, ra, seq);
+        return;
+    }
     done_t d = {.c = c, .src = st->MPI_SOURCE, .tag = st->MPI_TAG, .type = type, .count = count,
                 .call = call, .ra = ra, .seq = seq};
     chk_lock();
@@ -547,6 +609,8 @@ void chk_unblock_other(void)
  * buffer, a bad peer or tag): the library reports that, and the checker sends no shadow (no
  * data goes either) and matches nothing. */
 static int tag_ub = 0x7fffffff;
+static bool have_server;     /* FERRY_CHECK_ADDR: the deadlock watch can release a wait */
+static int sync_per_site = 16; /* FERRY_CHECK_SYNC: synchronous standard sends per call site */
 
 static bool pre_send(const char *call, const void *ra, MPI_Comm comm, MPI_Datatype type, const void *buf,
                      MPI_Count count, int peer, int tag, bool recv)
@@ -567,6 +631,12 @@ static bool pre_send(const char *call, const void *ra, MPI_Comm comm, MPI_Dataty
 
 void chk_p2p_init(void)
 {
+    chk_comm_t *w = chk_comm_get(MPI_COMM_WORLD);
+    chk_log_init(w ? w->shadow : MPI_COMM_NULL);
+    have_server = getenv("FERRY_CHECK_ADDR") != NULL;
+    const char *e = getenv("FERRY_CHECK_SYNC");
+    if (e)
+        sync_per_site = atoi(e);
     int *ub, flag = 0;
     PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
     if (flag)
@@ -595,6 +665,42 @@ static int send_blocking(const char *call, const void *ra, int mode, const void 
     if (dest == MPI_PROC_NULL)
         goto plain;
     if (!typecheck(c) || !peer_ok(c, dest, false) || !tag_ok(tag)) {
+        block1(call, ra, CHK_W_SEND, c, dest, tag);
+        int rc = raw_send(is_c(call), mode, buf, count, type, dest, tag, comm);
+        unblock();
+        return rc;
+    }
+    if (chk_log_on) {
+        shadow_send(c, dest, tag, call, ra, type, count);
+        if (mode == 0 && have_server && chk_world_of(c, dest) != chk_rank && chk_ra_count(ra) < sync_per_site) {
+            /* The first sends of a call site go synchronously, from a packed copy: when the
+             * receiver has not matched it, this program only works because standard sends
+             * are buffered, and the watch says so (a potential deadlock) and releases it. */
+            MPI_Count psize = 0, pos = 0;
+            PMPI_Pack_size_c(count, type, comm, &psize);
+            void *tmp = malloc((size_t)psize + 1);
+            PMPI_Pack_c(buf, count, type, tmp, psize, &pos, comm);
+            MPI_Request r;
+            int rc = PMPI_Issend_c(tmp, pos, MPI_PACKED, dest, tag, comm, &r);
+            if (rc != MPI_SUCCESS) {
+                free(tmp);
+                return rc;
+            }
+            int flag = 0;
+            PMPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+            if (flag) {
+                free(tmp);
+                return MPI_SUCCESS;
+            }
+            block1(call, ra, CHK_W_SYNC, c, dest, tag);
+            bool done = backoff_wait(&r, true);
+            unblock();
+            if (done)
+                free(tmp);
+            else
+                pend_add_raw(r, tmp);
+            return MPI_SUCCESS;
+        }
         block1(call, ra, CHK_W_SEND, c, dest, tag);
         int rc = raw_send(is_c(call), mode, buf, count, type, dest, tag, comm);
         unblock();
@@ -690,6 +796,9 @@ static int send_nb(const char *call, const void *ra, int mode, bool persistent, 
     if (!persistent && (chk_on & CHK_C_BUFFER) && dest != MPI_PROC_NULL) {
         q->csum = checksum(buf, count, type);
         q->summed = true;
+        chk_lock();
+        act_link_locked(q);
+        chk_unlock();
     }
     return rc;
 }
@@ -740,7 +849,27 @@ static int recv_blocking(const char *call, const void *ra, void *buf, MPI_Count 
     chk_lock();
     uint64_t seq = next_seq++;
     chk_unlock();
-    if (!errors_fatal(comm)) {
+    if (chk_log_on || !errors_fatal(comm)) {
+        if (chk_log_on && (chk_on & CHK_C_BUFFER) && errors_fatal(comm)) {
+            /* A truncation ends the job in the library: reported first, with what this side
+             * knows (the sender's line comes with the shadow scheme). */
+            MPI_Status pst;
+            block1(call, ra, CHK_W_RECV, c, source, tag);
+            PMPI_Probe(source, tag, comm, &pst);
+            unblock();
+            MPI_Count got = 0, sz = 0;
+            PMPI_Get_count_c(&pst, MPI_BYTE, &got);
+            PMPI_Type_size_c(type, &sz);
+            if (got > sz * count && source != MPI_ANY_SOURCE && tag != MPI_ANY_TAG) {
+                chk_sigsum_t r;
+                char rs[300];
+                chk_sig_of(type, count, &r);
+                chk_sig_str(&r, rs, sizeof rs);
+                chk_report(call, ra, "truncation: receive buffer of %s (%lld bytes) for a message from rank %d "
+                           "of %lld bytes (tag %d)", rs, (long long)r.bytes, pst.MPI_SOURCE, (long long)got,
+                           pst.MPI_TAG);
+            }
+        }
         /* The program sees errors itself: the library's receive, compared afterwards (a
          * truncated message was matched too, and its shadow is taken). */
         block1(call, ra, CHK_W_RECV, c, source, tag);
@@ -862,10 +991,10 @@ static void matched(const char *call, const void *ra, MPI_Comm comm, MPI_Message
     e->d = (done_t){.c = c, .src = st->MPI_SOURCE, .tag = st->MPI_TAG, .call = call, .ra = ra};
     chk_lock();
     e->d.seq = next_seq++;
-    bool later = blocked_locked(&e->d);
+    bool later = !chk_log_on && blocked_locked(&e->d);
     chk_unlock();
-    if (later) {
-        e->deferred_recv = true;
+    if (later || chk_log_on) {
+        e->deferred_recv = true; /* (log mode: logged at the receive, with this number) */
     } else {
         e->s = shadow_alloc();
         pthread_mutex_lock(&consume_lock);
@@ -1169,6 +1298,9 @@ static void started(MPI_Request r, const void *ra)
         if ((chk_on & CHK_C_BUFFER) && q->peer != MPI_PROC_NULL) {
             q->csum = checksum(q->buf, q->count, q->type);
             q->summed = true;
+            chk_lock();
+            act_link_locked(q);
+            chk_unlock();
         }
     } else if (q->kind == R_RECV && q->peer != MPI_PROC_NULL) {
         check_recv_overlap("MPI_Start", ra, q->buf, q->count, q->type, q);
@@ -1493,6 +1625,7 @@ int MPI_Cancel(MPI_Request *request)
  * a shadow whose data was never received is cancelled after a while rather than waited for. */
 void chk_p2p_fini(void)
 {
+    chk_log_fini();
     for (int i = 0; i < 2000 && npend; i++) {
         pend_poll();
         if (npend) {

@@ -1,0 +1,376 @@
+/* Point-to-point signatures by logs (FERRY_CHECK_P2P=log, the default): the cheap scheme.
+ *
+ * A shadow message per send (chk_p2p.c, FERRY_CHECK_P2P=shadow) costs a second message and a
+ * receive per message: 6x the latency of a 1-byte ping-pong on shared memory. Here each side
+ * only appends to a log: the sender (world rank s) one entry per message to world rank d, in
+ * send order (communicator id, tag, signature summary, call and location); the receiver one
+ * entry per matched message (communicator id, source, tag, its posting order, its own
+ * signature). Every B entries the sender ships its entries for d in one batch on the world
+ * shadow communicator, before the data of the B-th message; the receiver, once it has matched
+ * k*B messages from s, knows the k-th batch was sent and receives it. The k-th entry from s
+ * with (comm, tag) belongs to the receive with the k-th smallest posting number among those
+ * that matched (comm, s, tag) (messages do not overtake, and receives match in posting order),
+ * as long as no receive posted earlier that could take (s, tag) is still pending: those pairs
+ * wait. At MPI_Finalize the last batches go and every pair left is compared.
+ *
+ * Reports therefore come at a batch or at MPI_Finalize rather than at the receive, in the same
+ * format, with both calls and lines; a job that dies first loses them (the shadow scheme does
+ * not). */
+#include "chk.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BATCH 256
+#define BATCH_TAG 32000 /* on the world shadow, used by nothing else */
+#define MODLEN 256
+
+typedef struct went {        /* a sender's entry, as it travels */
+    uint64_t comm;
+    int32_t tag;
+    int32_t mod;             /* index into the batch's module table */
+    char call[24];           /* the sender's MPI function */
+    uint64_t off;
+    chk_sigsum_t sig;
+} went_t;
+
+typedef struct rent {        /* a receiver's entry */
+    uint64_t comm, seq;
+    int32_t tag, src_rank;   /* src_rank: in the communicator (for the report) */
+    const char *call;
+    const void *ra;
+    chk_sigsum_t sig;
+    bool done;
+} rent_t;
+
+typedef struct {
+    went_t *e;
+    const char **mods;       /* per entry, interned module path */
+    int n;
+    uint64_t total;          /* entries ever logged for this destination */
+} sdest_t;
+
+typedef struct {
+    rent_t *r;
+    int nr, capr;
+    went_t *s;               /* sender entries not yet paired, in send order */
+    char (*smod)[MODLEN];
+    int ns, caps;
+    uint64_t matched;        /* messages matched from this source */
+    uint64_t batches;        /* batches received */
+    bool fetching;
+} rsrc_t;
+
+static sdest_t *sd;
+static rsrc_t *rs;
+static int nworld;
+static MPI_Comm wshadow = MPI_COMM_NULL;
+static MPI_Request *bpend; /* batch sends in flight */
+static void **bbuf;
+static int nbpend, capbpend;
+static pthread_mutex_t fetch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+bool chk_log_on;
+
+void chk_log_init(MPI_Comm world_shadow)
+{
+    const char *m = getenv("FERRY_CHECK_P2P");
+    chk_log_on = !(m && strcmp(m, "shadow") == 0) && world_shadow != MPI_COMM_NULL;
+    if (!chk_log_on)
+        return;
+    wshadow = world_shadow;
+    nworld = chk_size;
+    sd = calloc((size_t)nworld, sizeof *sd);
+    rs = calloc((size_t)nworld, sizeof *rs);
+}
+
+static void batch_send(int d)
+{
+    sdest_t *q = &sd[d];
+    if (!q->n)
+        return;
+    /* header, module table, entries */
+    const char *mods[BATCH];
+    int nm = 0;
+    for (int i = 0; i < q->n; i++) {
+        int k;
+        for (k = 0; k < nm && mods[k] != q->mods[i]; k++)
+            ;
+        if (k == nm)
+            mods[nm++] = q->mods[i];
+        q->e[i].mod = k;
+    }
+    size_t len = 2 * sizeof(int32_t) + (size_t)nm * MODLEN + (size_t)q->n * sizeof(went_t);
+    char *b = calloc(1, len);
+    int32_t hdr[2] = {q->n, nm};
+    memcpy(b, hdr, sizeof hdr);
+    for (int k = 0; k < nm; k++)
+        snprintf(b + sizeof hdr + (size_t)k * MODLEN, MODLEN, "%s", mods[k]);
+    memcpy(b + sizeof hdr + (size_t)nm * MODLEN, q->e, (size_t)q->n * sizeof(went_t));
+    MPI_Request r;
+    PMPI_Isend(b, (int)len, MPI_BYTE, d, BATCH_TAG, wshadow, &r);
+    q->n = 0;
+    if (nbpend == capbpend) {
+        capbpend = capbpend ? 2 * capbpend : 16;
+        bpend = realloc(bpend, sizeof *bpend * (size_t)capbpend);
+        bbuf = realloc(bbuf, sizeof *bbuf * (size_t)capbpend);
+    }
+    bpend[nbpend] = r;
+    bbuf[nbpend++] = b;
+    /* Completed batches give their buffers back. */
+    for (int i = 0; i < nbpend;) {
+        int flag = 0;
+        PMPI_Test(&bpend[i], &flag, MPI_STATUS_IGNORE);
+        if (flag) {
+            free(bbuf[i]);
+            bpend[i] = bpend[--nbpend];
+            bbuf[i] = bbuf[nbpend];
+        } else {
+            i++;
+        }
+    }
+}
+
+void chk_log_send(chk_comm_t *c, int dest, int tag, const char *call, const void *ra, MPI_Datatype type,
+                  MPI_Count count)
+{
+    int d = chk_world_of(c, dest);
+    if (d < 0 || d >= nworld)
+        return;
+    went_t e = {.comm = c->id, .tag = tag};
+    chk_sig_of(type, count, &e.sig);
+    const char *mod = chk_module_of(ra, &e.off);
+    snprintf(e.call, sizeof e.call, "%s", call);
+    chk_lock();
+    sdest_t *q = &sd[d];
+    if (!q->e) {
+        q->e = malloc(sizeof *q->e * BATCH);
+        q->mods = malloc(sizeof *q->mods * BATCH);
+    }
+    q->mods[q->n] = mod;
+    q->e[q->n++] = e;
+    q->total++;
+    if (q->n == BATCH)
+        batch_send(d); /* before this message's data: the receiver may count on it */
+    chk_unlock();
+}
+
+/* ---- the receiving side ------------------------------------------------------------------- */
+extern bool chk_p2p_blocked(uint64_t comm, int src_rank, int tag, uint64_t seq);
+
+static void report_pair(const rent_t *r, const went_t *s, const char *smod, int src_world)
+{
+    char rs_[300], ss[300], w[600];
+    chk_sigsum_t rsig = r->sig;
+    (void)src_world;
+    if (s->sig.bytes > rsig.bytes) {
+        chk_sig_str(&rsig, rs_, sizeof rs_);
+        chk_sig_str(&s->sig, ss, sizeof ss);
+        chk_report(r->call, r->ra,
+                   "truncation: receive buffer of %s (%lld bytes) for a message from rank %d of %s "
+                   "(%lld bytes) sent with %s at %s",
+                   rs_, (long long)rsig.bytes, r->src_rank, ss, (long long)s->sig.bytes,
+                   s->call,
+                   chk_where_remote(smod, s->off, w, sizeof w));
+        return;
+    }
+    if (s->sig.anything || rsig.anything)
+        return;
+    /* The sender's signature must be the prefix of the receiver's with as many elements. */
+    bool same;
+    if (s->sig.nelem == rsig.nelem) {
+        same = s->sig.hash == rsig.hash;
+    } else if (rsig.nruns <= CHK_SIG_RUNS && s->sig.nruns <= CHK_SIG_RUNS) {
+        chk_sigsum_t p = {0};
+        int64_t left = s->sig.nelem;
+        for (int i = 0; i < rsig.nruns && left > 0; i++) {
+            int64_t n = rsig.runs[i].n < left ? rsig.runs[i].n : left;
+            p.runs[p.nruns++] = (chk_run_t){.type = rsig.runs[i].type, .n = n};
+            left -= n;
+        }
+        same = p.nruns == s->sig.nruns;
+        for (int i = 0; same && i < p.nruns; i++)
+            same = p.runs[i].type == s->sig.runs[i].type && p.runs[i].n == s->sig.runs[i].n;
+    } else {
+        return; /* long signatures of unequal lengths: not compared */
+    }
+    if (same)
+        return;
+    chk_sig_str(&rsig, rs_, sizeof rs_);
+    chk_sig_str(&s->sig, ss, sizeof ss);
+    chk_report(r->call, r->ra,
+               "type mismatch: received %s (%lld bytes) from rank %d, which sent %s (%lld bytes) with %s at %s",
+               rs_, (long long)rsig.bytes, r->src_rank, ss, (long long)s->sig.bytes,
+               s->call,
+               chk_where_remote(smod, s->off, w, sizeof w));
+}
+
+/* Pairs what can be paired from source `src`. Lock held; `final`: nothing is pending anymore. */
+typedef struct {
+    rent_t r;
+    went_t s;
+    char mod[MODLEN];
+} pair_t;
+
+static int pair_locked(int src, bool final, pair_t **out)
+{
+    rsrc_t *q = &rs[src];
+    int np = 0;
+    pair_t *p = NULL;
+    int keep = 0;
+    for (int i = 0; i < q->ns; i++) {
+        went_t *s = &q->s[i];
+        /* the earliest-posted unpaired receive with this (comm, tag) */
+        rent_t *best = NULL;
+        for (int j = 0; j < q->nr; j++) {
+            rent_t *r = &q->r[j];
+            if (!r->done && r->comm == s->comm && r->tag == s->tag && (!best || r->seq < best->seq))
+                best = r;
+        }
+        /* an earlier sender entry with the same (comm, tag) still waiting keeps this one waiting */
+        bool earlier = false;
+        for (int k = 0; k < keep; k++)
+            if (q->s[k].comm == s->comm && q->s[k].tag == s->tag)
+                earlier = true;
+        if (earlier || !best || (!final && chk_p2p_blocked(best->comm, best->src_rank, best->tag, best->seq))) {
+            if (keep != i) {
+                q->s[keep] = q->s[i];
+                memcpy(q->smod[keep], q->smod[i], MODLEN);
+            }
+            keep++;
+            continue;
+        }
+        best->done = true;
+        p = realloc(p, sizeof *p * (size_t)(np + 1));
+        p[np].r = *best;
+        p[np].s = *s;
+        memcpy(p[np].mod, q->smod[i], MODLEN);
+        np++;
+    }
+    q->ns = keep;
+    int k = 0;
+    for (int j = 0; j < q->nr; j++)
+        if (!q->r[j].done)
+            q->r[k++] = q->r[j];
+    q->nr = k;
+    *out = p;
+    return np;
+}
+
+static void take_batch(int src, const char *b)
+{
+    int32_t hdr[2];
+    memcpy(hdr, b, sizeof hdr);
+    const char *mods = b + sizeof hdr;
+    const went_t *e = (const went_t *)(const void *)(mods + (size_t)hdr[1] * MODLEN);
+    rsrc_t *q = &rs[src];
+    if (q->ns + hdr[0] > q->caps) {
+        q->caps = q->ns + hdr[0] + BATCH;
+        q->s = realloc(q->s, sizeof *q->s * (size_t)q->caps);
+        q->smod = realloc(q->smod, sizeof *q->smod * (size_t)q->caps);
+    }
+    for (int i = 0; i < hdr[0]; i++) {
+        went_t x;
+        memcpy(&x, &e[i], sizeof x);
+        q->s[q->ns] = x;
+        memcpy(q->smod[q->ns], mods + (size_t)x.mod * MODLEN, MODLEN);
+        q->smod[q->ns][MODLEN - 1] = 0;
+        q->ns++;
+    }
+    q->batches++;
+}
+
+static void fetch_and_pair(int src, bool final)
+{
+    pthread_mutex_lock(&fetch_lock);
+    for (;;) {
+        chk_lock();
+        bool due = rs[src].matched >= (rs[src].batches + 1) * BATCH;
+        chk_unlock();
+        if (!due)
+            break;
+        /* The sender shipped it before the data of the message that made the count. */
+        MPI_Status st;
+        int len = 0;
+        PMPI_Probe(src, BATCH_TAG, wshadow, &st);
+        PMPI_Get_count(&st, MPI_BYTE, &len);
+        char *b = malloc((size_t)len);
+        PMPI_Recv(b, len, MPI_BYTE, src, BATCH_TAG, wshadow, MPI_STATUS_IGNORE);
+        chk_lock();
+        take_batch(src, b);
+        chk_unlock();
+        free(b);
+    }
+    pair_t *p;
+    chk_lock();
+    int np = pair_locked(src, final, &p);
+    chk_unlock();
+    pthread_mutex_unlock(&fetch_lock);
+    for (int i = 0; i < np; i++)
+        report_pair(&p[i].r, &p[i].s, p[i].mod, src);
+    free(p);
+}
+
+void chk_log_recv(chk_comm_t *c, int src_rank, int tag, MPI_Datatype type, MPI_Count count, const char *call,
+                  const void *ra, uint64_t seq)
+{
+    int s = chk_world_of(c, src_rank);
+    if (s < 0 || s >= nworld)
+        return;
+    rent_t r = {.comm = c->id, .seq = seq, .tag = tag, .src_rank = src_rank, .call = call, .ra = ra};
+    chk_sig_of(type, count, &r.sig);
+    chk_lock();
+    rsrc_t *q = &rs[s];
+    if (q->nr == q->capr) {
+        q->capr = q->capr ? 2 * q->capr : 64;
+        q->r = realloc(q->r, sizeof *q->r * (size_t)q->capr);
+    }
+    q->r[q->nr++] = r;
+    q->matched++;
+    bool due = q->matched >= (q->batches + 1) * BATCH;
+    chk_unlock();
+    if (due)
+        fetch_and_pair(s, false);
+}
+
+/* At MPI_Finalize: the last batches, then every pair. */
+void chk_log_fini(void)
+{
+    if (!chk_log_on)
+        return;
+    chk_lock();
+    unsigned long long *out = calloc((size_t)nworld, sizeof *out), *in = calloc((size_t)nworld, sizeof *in);
+    for (int d = 0; d < nworld; d++) {
+        batch_send(d);
+        out[d] = sd[d].total;
+    }
+    chk_unlock();
+    PMPI_Alltoall(out, 1, MPI_UNSIGNED_LONG_LONG, in, 1, MPI_UNSIGNED_LONG_LONG, wshadow);
+    for (int s = 0; s < nworld; s++) {
+        uint64_t want = (in[s] + BATCH - 1) / BATCH;
+        while (rs[s].batches < want) {
+            MPI_Status st;
+            int len = 0;
+            PMPI_Probe(s, BATCH_TAG, wshadow, &st);
+            PMPI_Get_count(&st, MPI_BYTE, &len);
+            char *b = malloc((size_t)len);
+            PMPI_Recv(b, len, MPI_BYTE, s, BATCH_TAG, wshadow, MPI_STATUS_IGNORE);
+            chk_lock();
+            take_batch(s, b);
+            chk_unlock();
+            free(b);
+        }
+        rs[s].matched = 0; /* no more fetching: pair what there is */
+        rs[s].batches = 0;
+        fetch_and_pair(s, true);
+    }
+    for (int i = 0; i < nbpend; i++) {
+        PMPI_Wait(&bpend[i], MPI_STATUS_IGNORE);
+        free(bbuf[i]);
+    }
+    nbpend = 0;
+    free(out);
+    free(in);
+}
