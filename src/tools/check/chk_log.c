@@ -142,7 +142,7 @@ void chk_log_send(chk_comm_t *c, int dest, int tag, const char *call, const void
     went_t e = {.comm = c->id, .tag = tag};
     chk_sig_of(type, count, &e.sig);
     const char *mod = chk_module_of(ra, &e.off);
-    snprintf(e.call, sizeof e.call, "%s", call);
+    strncpy(e.call, call, sizeof e.call - 1);
     chk_lock();
     sdest_t *q = &sd[d];
     if (!q->e) {
@@ -159,6 +159,29 @@ void chk_log_send(chk_comm_t *c, int dest, int tag, const char *call, const void
 
 /* ---- the receiving side ------------------------------------------------------------------- */
 extern bool chk_p2p_blocked(uint64_t comm, int src_rank, int tag, uint64_t seq);
+
+/* True when the pair is worth a report: a truncation or a signature that is not the prefix. */
+static bool pair_differs(const rent_t *r, const went_t *s)
+{
+    const chk_sigsum_t *rsig = &r->sig;
+    if (s->sig.bytes > rsig->bytes)
+        return true;
+    if (s->sig.anything || rsig->anything)
+        return false;
+    if (s->sig.nelem == rsig->nelem)
+        return s->sig.hash != rsig->hash;
+    if (rsig->nruns > CHK_SIG_RUNS || s->sig.nruns > CHK_SIG_RUNS)
+        return false;
+    int64_t left = s->sig.nelem;
+    int n = 0;
+    for (int i = 0; i < rsig->nruns && left > 0; i++, n++) {
+        int64_t m = rsig->runs[i].n < left ? rsig->runs[i].n : left;
+        if (n >= s->sig.nruns || rsig->runs[i].type != s->sig.runs[n].type || m != s->sig.runs[n].n)
+            return true;
+        left -= m;
+    }
+    return n != s->sig.nruns;
+}
 
 static void report_pair(const rent_t *r, const went_t *s, const char *smod, int src_world)
 {
@@ -178,25 +201,7 @@ static void report_pair(const rent_t *r, const went_t *s, const char *smod, int 
     }
     if (s->sig.anything || rsig.anything)
         return;
-    /* The sender's signature must be the prefix of the receiver's with as many elements. */
-    bool same;
-    if (s->sig.nelem == rsig.nelem) {
-        same = s->sig.hash == rsig.hash;
-    } else if (rsig.nruns <= CHK_SIG_RUNS && s->sig.nruns <= CHK_SIG_RUNS) {
-        chk_sigsum_t p = {0};
-        int64_t left = s->sig.nelem;
-        for (int i = 0; i < rsig.nruns && left > 0; i++) {
-            int64_t n = rsig.runs[i].n < left ? rsig.runs[i].n : left;
-            p.runs[p.nruns++] = (chk_run_t){.type = rsig.runs[i].type, .n = n};
-            left -= n;
-        }
-        same = p.nruns == s->sig.nruns;
-        for (int i = 0; same && i < p.nruns; i++)
-            same = p.runs[i].type == s->sig.runs[i].type && p.runs[i].n == s->sig.runs[i].n;
-    } else {
-        return; /* long signatures of unequal lengths: not compared */
-    }
-    if (same)
+    if (!pair_differs(r, s))
         return;
     chk_sig_str(&rsig, rs_, sizeof rs_);
     chk_sig_str(&s->sig, ss, sizeof ss);
@@ -214,26 +219,34 @@ typedef struct {
     char mod[MODLEN];
 } pair_t;
 
+static int by_seq(const void *a, const void *b)
+{
+    const rent_t *x = a, *y = b;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 static int pair_locked(int src, bool final, pair_t **out)
 {
     rsrc_t *q = &rs[src];
-    int np = 0;
+    int np = 0, cap = 0, keep = 0, first = 0;
     pair_t *p = NULL;
-    int keep = 0;
+    /* Receives in posting order: the k-th sender entry of a (comm, tag) goes to the first
+     * unpaired receive of that (comm, tag), scanning from the first unpaired one. */
+    qsort(q->r, (size_t)q->nr, sizeof *q->r, by_seq);
     for (int i = 0; i < q->ns; i++) {
         went_t *s = &q->s[i];
-        /* the earliest-posted unpaired receive with this (comm, tag) */
+        while (first < q->nr && q->r[first].done)
+            first++;
         rent_t *best = NULL;
-        for (int j = 0; j < q->nr; j++) {
-            rent_t *r = &q->r[j];
-            if (!r->done && r->comm == s->comm && r->tag == s->tag && (!best || r->seq < best->seq))
-                best = r;
-        }
+        for (int j = first; j < q->nr; j++)
+            if (!q->r[j].done && q->r[j].comm == s->comm && q->r[j].tag == s->tag) {
+                best = &q->r[j];
+                break;
+            }
         /* an earlier sender entry with the same (comm, tag) still waiting keeps this one waiting */
         bool earlier = false;
-        for (int k = 0; k < keep; k++)
-            if (q->s[k].comm == s->comm && q->s[k].tag == s->tag)
-                earlier = true;
+        for (int k = 0; k < keep && !earlier; k++)
+            earlier = q->s[k].comm == s->comm && q->s[k].tag == s->tag;
         if (earlier || !best || (!final && chk_p2p_blocked(best->comm, best->src_rank, best->tag, best->seq))) {
             if (keep != i) {
                 q->s[keep] = q->s[i];
@@ -243,11 +256,17 @@ static int pair_locked(int src, bool final, pair_t **out)
             continue;
         }
         best->done = true;
-        p = realloc(p, sizeof *p * (size_t)(np + 1));
-        p[np].r = *best;
-        p[np].s = *s;
-        memcpy(p[np].mod, q->smod[i], MODLEN);
-        np++;
+        /* Only the pairs that differ are handed out (the comparison is cheap, the copy not). */
+        if (pair_differs(best, s)) {
+            if (np == cap) {
+                cap = cap ? 2 * cap : 4;
+                p = realloc(p, sizeof *p * (size_t)cap);
+            }
+            p[np].r = *best;
+            p[np].s = *s;
+            memcpy(p[np].mod, q->smod[i], MODLEN);
+            np++;
+        }
     }
     q->ns = keep;
     int k = 0;

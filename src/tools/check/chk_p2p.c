@@ -850,9 +850,10 @@ static int recv_blocking(const char *call, const void *ra, void *buf, MPI_Count 
     uint64_t seq = next_seq++;
     chk_unlock();
     if (chk_log_on || !errors_fatal(comm)) {
-        if (chk_log_on && (chk_on & CHK_C_BUFFER) && errors_fatal(comm)) {
+        if (chk_log_on && (chk_on & CHK_C_TYPE) && chk_ra_count(ra) < sync_per_site && errors_fatal(comm)) {
             /* A truncation ends the job in the library: reported first, with what this side
-             * knows (the sender's line comes with the shadow scheme). */
+             * knows (the sender's line comes with the shadow scheme); for the first receives of
+             * a call site only, as a probe costs. */
             MPI_Status pst;
             block1(call, ra, CHK_W_RECV, c, source, tag);
             PMPI_Probe(source, tag, comm, &pst);
