@@ -164,8 +164,10 @@ extern bool chk_p2p_blocked(uint64_t comm, int src_rank, int tag, uint64_t seq);
 static bool pair_differs(const rent_t *r, const went_t *s)
 {
     const chk_sigsum_t *rsig = &r->sig;
+    /* A truncation is the library's error: fatal, it ended the job in the receive (reported
+     * there); returned, the program handles it. */
     if (s->sig.bytes > rsig->bytes)
-        return true;
+        return false;
     if (s->sig.anything || rsig->anything)
         return false;
     if (s->sig.nelem == rsig->nelem)

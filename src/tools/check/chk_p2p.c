@@ -1376,28 +1376,13 @@ static void block_reqs(const char *call, const void *ra, bool all, int n, const 
 }
 
 /* A request handle `r` completed with status st (inactive persistent, or freed). */
-static void completed(MPI_Request r, uint64_t gen, const MPI_Status *st, const char *call, const void *ra)
+static void completed(req_t *q, MPI_Request r, const MPI_Status *st, const char *call, const void *ra)
 {
-    if (r == MPI_REQUEST_NULL)
-        return;
-    chk_lock();
-    req_t *q = req_find_locked(r);
-    if (q && q->gen != gen)
-        q = NULL; /* a newer request with the same handle value */
-    if (q) {
-        unpost_locked(q);
-        /* Out of the table while it is worked on: the handle value may already name a new
-         * request of another thread, whose req_add must not find this one. */
-        if (!q->persistent)
-            for (req_t **p = &rtab[rbucket(r)]; *p; p = &(*p)->next)
-                if (*p == q) {
-                    *p = q->next;
-                    break;
-                }
-    }
-    chk_unlock();
     if (!q)
         return;
+    chk_lock();
+    unpost_locked(q);
+    chk_unlock();
     if (q->newcomm && *q->newcomm != MPI_COMM_NULL)
         chk_comm_new_local(*q->newcomm, q->newid, q->call, q->ra);
     if (q->kind == R_SEND && q->summed) {
@@ -1445,18 +1430,25 @@ static int do_wait(int which, const void *ra, int count, MPI_Request *reqs, int 
     } else if (statuses != MPI_STATUSES_IGNORE) {
         memcpy(st, statuses, sizeof(MPI_Status) * (size_t)count);
     }
-    /* The entries as they are now: a request freed by this call may have its handle value given
-     * to a new request in another thread before the bookkeeping below. */
-    uint64_t stackgen[16];
-    uint64_t *gen = count <= 16 ? stackgen : malloc(sizeof(uint64_t) * (size_t)count);
+    if (!test)
+        block_reqs(call, ra, mode != 2 && mode != 3, count, reqs);
+    /* The entries leave the table while the call runs: a request it frees may have its handle
+     * value given to a new request of another thread before the bookkeeping below, whose
+     * req_add must not find (and free) this one. Those that stay are put back. */
+    req_t *stackq[16];
+    req_t **qs = count <= 16 ? stackq : malloc(sizeof(req_t *) * (size_t)count);
     chk_lock();
     for (int i = 0; i < count; i++) {
         req_t *q = old[i] == MPI_REQUEST_NULL ? NULL : req_find_locked(old[i]);
-        gen[i] = q ? q->gen : 0;
+        qs[i] = q;
+        if (q && !q->persistent)
+            for (req_t **p = &rtab[rbucket(old[i])]; *p; p = &(*p)->next)
+                if (*p == q) {
+                    *p = q->next;
+                    break;
+                }
     }
     chk_unlock();
-    if (!test)
-        block_reqs(call, ra, mode != 2 && mode != 3, count, reqs);
     int rc = MPI_SUCCESS, f = 1, idx = MPI_UNDEFINED, oc = 0;
     int *ind = NULL;
     switch (which) {
@@ -1477,23 +1469,41 @@ static int do_wait(int which, const void *ra, int count, MPI_Request *reqs, int 
     }
     if (!test)
         unblock();
+    bool stackdone[16] = {false};
+    bool *done = count <= 16 ? stackdone : calloc((size_t)count, sizeof(bool));
     /* Post-process what completed: a nonblocking request the call freed (even with an error),
      * an active persistent one when the call succeeded. */
     if (mode == 0 || mode == 1) {
         for (int i = 0; i < count; i++)
             if (old[i] != MPI_REQUEST_NULL && (reqs[i] == MPI_REQUEST_NULL || (rc == MPI_SUCCESS && f) ||
-                                               (rc == MPI_ERR_IN_STATUS && st[i].MPI_ERROR != MPI_ERR_PENDING)))
-                completed(old[i], gen[i], &st[i], call, ra);
+                                               (rc == MPI_ERR_IN_STATUS && st[i].MPI_ERROR != MPI_ERR_PENDING))) {
+                done[i] = true;
+                completed(qs[i], old[i], &st[i], call, ra);
+            }
     } else if (mode == 2) {
-        if (f && idx != MPI_UNDEFINED && idx >= 0)
-            completed(old[idx], gen[idx], &st[0], call, ra);
+        if (f && idx != MPI_UNDEFINED && idx >= 0) {
+            done[idx] = true;
+            completed(qs[idx], old[idx], &st[0], call, ra);
+        }
     } else {
         if (oc != MPI_UNDEFINED)
-            for (int k = 0; k < oc; k++)
-                completed(old[ind[k]], gen[ind[k]], &st[k], call, ra);
+            for (int k = 0; k < oc; k++) {
+                done[ind[k]] = true;
+                completed(qs[ind[k]], old[ind[k]], &st[k], call, ra);
+            }
     }
-    if (gen != stackgen)
-        free(gen);
+    chk_lock();
+    for (int i = 0; i < count; i++)
+        if (qs[i] && !done[i] && !qs[i]->persistent) {
+            req_t **pp = &rtab[rbucket(old[i])];
+            qs[i]->next = *pp;
+            *pp = qs[i];
+        }
+    chk_unlock();
+    if (qs != stackq)
+        free(qs);
+    if (done != stackdone)
+        free(done);
     /* Give the statuses back. */
     if (mode == 0 || mode == 2) {
         if (statuses != MPI_STATUS_IGNORE)
