@@ -40,6 +40,12 @@ chk_comm_t *chk_comm_get(MPI_Comm comm)
 
 static int *world_ranks(MPI_Group g, int n)
 {
+    if (chk_state != 1) { /* sessions without the world model: no world ranks */
+        int *out = malloc(sizeof(int) * (size_t)(n ? n : 1));
+        for (int i = 0; i < n; i++)
+            out[i] = -1;
+        return out;
+    }
     MPI_Group wg;
     PMPI_Comm_group(MPI_COMM_WORLD, &wg);
     int *in = malloc(sizeof(int) * (size_t)n), *out = malloc(sizeof(int) * (size_t)(n ? n : 1));
@@ -132,10 +138,10 @@ void chk_comm_new(MPI_Comm comm, const char *call, const void *ra)
     make_shadow(c);
     if (c->shadow == MPI_COMM_NULL)
         return;
-    int lowest = 1 << 30;
-    for (int i = 0; i < c->size; i++)
+    int lowest = chk_state == 1 ? 1 << 30 : 0;
+    for (int i = 0; i < c->size && chk_state == 1; i++)
         lowest = c->world[i] < lowest ? c->world[i] : lowest;
-    for (int i = 0; i < c->rsize; i++)
+    for (int i = 0; i < c->rsize && chk_state == 1; i++)
         lowest = c->rworld[i] < lowest ? c->rworld[i] : lowest;
     unsigned long long mine = next_counter, agreed;
     PMPI_Allreduce(&mine, &agreed, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, c->shadow);
