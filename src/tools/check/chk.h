@@ -171,6 +171,15 @@ void chk_unblock_other(void);
 
 /* ---- small things ------------------------------------------------------------------------- */
 uint64_t chk_hash_bytes(uint64_t h, const void *p, size_t n);
+/* One signature run (type, count) into a hash: a word mix, not a byte loop (every message). */
+static inline uint64_t chk_hash_run(uint64_t h, int64_t type, int64_t n)
+{
+    uint64_t x = h ^ ((uint64_t)type * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)n * 0xc2b2ae3d27d4eb4full);
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 29;
+    return x;
+}
 int chk_count_int(MPI_Count c);
 
 #endif

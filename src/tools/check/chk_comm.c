@@ -8,6 +8,7 @@
  * first one's), two without one differ in the lowest member. */
 #include "chk.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,15 +28,30 @@ static unsigned bucket(MPI_Comm c)
     return ((unsigned)c * 2654435761u) % NB;
 }
 
+/* Bumped at every change of the table: a thread's last lookup stays good while it is equal. */
+static _Atomic uint64_t tab_version;
+static __thread struct {
+    MPI_Comm comm;
+    uint64_t version;
+    chk_comm_t *c;
+} last = {MPI_COMM_NULL, ~0ull, NULL};
+
 chk_comm_t *chk_comm_get(MPI_Comm comm)
 {
+    uint64_t v = tab_version;
+    if (last.comm == comm && last.version == v)
+        return last.c;
     chk_lock();
+    v = tab_version;
     cnode_t *n = tab[bucket(comm)];
     for (; n; n = n->next)
         if (n->c.comm == comm)
             break;
     chk_unlock();
-    return n ? &n->c : NULL;
+    last.comm = comm;
+    last.version = v;
+    last.c = n ? &n->c : NULL;
+    return last.c;
 }
 
 static int *world_ranks(MPI_Group g, int n)
@@ -66,6 +82,7 @@ static chk_comm_t *add(MPI_Comm comm)
     unsigned b = bucket(comm);
     n->next = tab[b];
     tab[b] = n;
+    tab_version++;
     chk_unlock();
     return &n->c;
 }
@@ -179,6 +196,7 @@ static cnode_t *unlink_comm(MPI_Comm comm)
             n = *p;
             *p = n->next;
             n->next = NULL;
+            tab_version++;
             break;
         }
     chk_unlock();
@@ -195,6 +213,7 @@ static void drop_entry(chk_comm_t *c)
             *p = n->next;
             break;
         }
+    tab_version++;
     chk_unlock();
     if (n->c.shadow != MPI_COMM_NULL)
         PMPI_Comm_free(&n->c.shadow);

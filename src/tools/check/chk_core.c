@@ -139,19 +139,33 @@ static where_ent_t *where_get(const void *ra)
     return w;
 }
 
+/* A thread's last call site: most loops call from one place again and again. */
+static __thread where_ent_t *last_w[4];
+static __thread unsigned last_next;
+
+static where_ent_t *where_cached(const void *ra)
+{
+    for (int i = 0; i < 4; i++)
+        if (last_w[i] && last_w[i]->ra == ra)
+            return last_w[i];
+    chk_lock();
+    where_ent_t *w = where_get(ra);
+    chk_unlock();
+    last_w[last_next++ & 3] = w; /* entries are never freed */
+    return w;
+}
+
 int chk_ra_count(const void *ra)
 {
-    chk_lock();
-    int n = where_get(ra)->calls++;
-    chk_unlock();
-    return n;
+    where_ent_t *w = where_cached(ra);
+    if (w->calls >= 1 << 20)
+        return w->calls;
+    return __atomic_fetch_add(&w->calls, 1, __ATOMIC_RELAXED);
 }
 
 const char *chk_module_of(const void *ra, uint64_t *off)
 {
-    chk_lock();
-    where_ent_t *w = where_get(ra);
-    chk_unlock();
+    where_ent_t *w = where_cached(ra);
     *off = w->off;
     return w->module;
 }

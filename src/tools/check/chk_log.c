@@ -234,7 +234,11 @@ static int pair_locked(int src, bool final, pair_t **out)
     pair_t *p = NULL;
     /* Receives in posting order: the k-th sender entry of a (comm, tag) goes to the first
      * unpaired receive of that (comm, tag), scanning from the first unpaired one. */
-    qsort(q->r, (size_t)q->nr, sizeof *q->r, by_seq);
+    bool sorted = true;
+    for (int j = 1; j < q->nr && sorted; j++)
+        sorted = q->r[j - 1].seq < q->r[j].seq;
+    if (!sorted)
+        qsort(q->r, (size_t)q->nr, sizeof *q->r, by_seq);
     for (int i = 0; i < q->ns; i++) {
         went_t *s = &q->s[i];
         while (first < q->nr && q->r[first].done)

@@ -389,8 +389,8 @@ static uint64_t checksum(const void *buf, MPI_Count count, MPI_Datatype type)
 static void check_recv_overlap(const char *call, const void *ra, const void *buf, MPI_Count count,
                                MPI_Datatype type, const req_t *self)
 {
-    if (!(chk_on & CHK_C_BUFFER) || count <= 0)
-        return;
+    if (!(chk_on & CHK_C_BUFFER) || count <= 0 || act_head.pnext_act == &act_head)
+        return; /* (nothing pending: no lock) */
     const char *ocall = NULL;
     const void *ora = NULL;
     chk_lock();
@@ -846,9 +846,7 @@ static int recv_blocking(const char *call, const void *ra, void *buf, MPI_Count 
             *status = st;
         return rc;
     }
-    chk_lock();
-    uint64_t seq = next_seq++;
-    chk_unlock();
+    uint64_t seq = __atomic_fetch_add(&next_seq, 1, __ATOMIC_RELAXED);
     if (chk_log_on || !errors_fatal(comm)) {
         if (chk_log_on && (chk_on & CHK_C_TYPE) && chk_ra_count(ra) < sync_per_site && errors_fatal(comm)) {
             /* A truncation ends the job in the library: reported first, with what this side
@@ -1170,9 +1168,7 @@ static int sendrecv(const char *call, const void *ra, const void *sbuf, MPI_Coun
     chk_comm_t *c = chk_comm_get(comm);
     /* Sendrecv cannot deadlock on its own pair: its shadow need not be synchronous. */
     shadow_send(c, dest, stag, call, ra, stype, scount);
-    chk_lock();
-    uint64_t seq = next_seq++;
-    chk_unlock();
+    uint64_t seq = __atomic_fetch_add(&next_seq, 1, __ATOMIC_RELAXED);
     if (chk_on & CHK_C_WATCH) {
         chk_item_t it[2] = {item_of(CHK_W_SEND, c, dest, stag), item_of(CHK_W_RECV, c, source, rtag)};
         int n = dest == MPI_PROC_NULL ? 0 : 1;

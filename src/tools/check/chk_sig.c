@@ -205,8 +205,7 @@ static void emit(acc_t *a)
 {
     if (!a->cn)
         return;
-    int64_t v[2] = {a->ct, a->cn};
-    a->h = chk_hash_bytes(a->h, v, sizeof v);
+    a->h = chk_hash_run(a->h, a->ct, a->cn);
     if (a->nruns < CHK_SIG_RUNS)
         a->first[a->nruns] = (chk_run_t){.type = a->ct, .n = a->cn};
     a->nruns++;
@@ -256,8 +255,7 @@ void chk_sig_of(MPI_Datatype type, MPI_Count count, chk_sigsum_t *s)
         s->bytes = sz * count;
         s->anything = type == MPI_BYTE || type == MPI_PACKED;
         if (count > 0) {
-            int64_t v[2] = {(int32_t)type, count};
-            s->hash = chk_hash_bytes(0, v, sizeof v);
+            s->hash = chk_hash_run(0, (int32_t)type, count);
             s->nelem = count;
             s->nruns = 1;
             s->runs[0] = (chk_run_t){.type = (int32_t)type, .n = count};
