@@ -66,6 +66,8 @@ check coll_root 2 nonzero \
     "collective mismatch on MPI_COMM_WORLD (call 1 there): rank 0 MPI_Bcast root 0 1 element at @BCAST, rank 1 MPI_Bcast root 1 1 element at @BCAST"
 check coll_count 2 nonzero \
     "rank 0 MPI_Bcast root 0 1 element at @BCAST, rank 1 MPI_Bcast root 0 2 elements at @BCAST"
+check coll_nb_mismatch 2 nonzero \
+    "ferry check: rank 0: MPI_Ibcast at @IBCAST: collective mismatch on MPI_COMM_WORLD (call 1 there): rank 0 MPI_Ibcast root 0 1 element at @IBCAST, rank 1 MPI_Ireduce root 0 1 element op MPI_SUM at @IREDUCE"
 check leak 2 3 \
     "ferry check: rank 0: MPI_Finalize: leak: a communicator created by MPI_Comm_dup at @DUP was never freed" \
     "ferry check: rank 1: MPI_Finalize: leak: a datatype created by MPI_Type_contiguous at @TYPE was never freed" \

@@ -165,6 +165,16 @@ void chk_coll_check(const char *call, int cid, const void *ra, MPI_Comm comm, in
                     int mode, MPI_Datatype t1, MPI_Count c1, MPI_Datatype t2, MPI_Count c2,
                     const void *sbuf, const void *rbuf);
 void chk_coll_leave(void);
+/* The nonblocking forms: the descriptor goes by PMPI_Iallreduce (a blocking one could add a
+ * deadlock the program does not have); chk_req_coll ties it to the request, and the wait family
+ * calls chk_coll_nb_done before waiting for the request (a mismatched collective would never
+ * complete). NULL when nothing is checked. */
+void *chk_coll_check_nb(const char *call, int cid, const void *ra, MPI_Comm comm, int root, MPI_Op op,
+                        int mode, MPI_Datatype t1, MPI_Count c1, MPI_Datatype t2, MPI_Count c2,
+                        const void *sbuf, const void *rbuf);
+void chk_req_coll(MPI_Request req, void *nc);
+void chk_coll_nb_done(void *nc);
+void chk_coll_nb_poll(bool final);
 /* Calls that wait on other ranks in ways the watch only names (window sync, comm creation). */
 void chk_block_other(const char *call, const void *ra);
 void chk_unblock_other(void);

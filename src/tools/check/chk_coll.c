@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { D_COLL, D_ROOT, D_OP, D_HASH, D_NELEM, D_N };
 
@@ -19,9 +20,18 @@ typedef struct {
     char module[256];
 } where_desc_t;
 
-static const char *coll_name(int64_t id)
+#define NB_BASE 100 /* a nonblocking collective's id: its blocking one's plus this */
+
+static const char *coll_name(int64_t id, char *buf, size_t len)
 {
-    return id >= 0 && id < chk_ncoll_names ? chk_coll_names[id] : "?";
+    bool nb = id >= NB_BASE;
+    if (nb)
+        id -= NB_BASE;
+    const char *n = id >= 0 && id < chk_ncoll_names ? chk_coll_names[id] : "?";
+    if (!nb || strncmp(n, "MPI_", 4) != 0)
+        return n;
+    snprintf(buf, len, "MPI_I%c%s", n[4] + ('a' - 'A'), n + 5); /* MPI_Bcast -> MPI_Ibcast */
+    return buf;
 }
 
 static const char *op_name(MPI_Op op)
@@ -57,7 +67,7 @@ static void mismatch(const char *call, const void *ra, chk_comm_t *c, uint64_t s
         used += (size_t)snprintf(msg, cap, "collective mismatch on %s (call %llu there):",
                                  chk_comm_name(c, name, sizeof name), (unsigned long long)seq);
         for (int r = 0; r < size && used < cap; r++) {
-            char w[600], extra[160] = "";
+            char w[600], extra[160] = "", nm[64];
             const int64_t *d = all[r].v;
             int n = 0;
             if (d[D_ROOT] >= 0)
@@ -68,7 +78,7 @@ static void mismatch(const char *call, const void *ra, chk_comm_t *c, uint64_t s
             if (d[D_OP] && n < (int)sizeof extra)
                 snprintf(extra + n, sizeof extra - (size_t)n, " op %s", op_name((MPI_Op)d[D_OP]));
             used += (size_t)snprintf(msg + used, cap - used, "%s rank %d %s%s at %s", r ? "," : "", r,
-                                     coll_name(d[D_COLL]), extra,
+                                     coll_name(d[D_COLL], nm, sizeof nm), extra,
                                      chk_where_remote(all[r].module, all[r].off, w, sizeof w));
         }
         chk_report(call, ra, "%s", msg);
@@ -147,6 +157,129 @@ static void overlap_check(const char *call, const void *ra, chk_comm_t *c, int m
         chk_report(call, ra, "overlapping buffers: the send and receive buffers overlap (use MPI_IN_PLACE)");
 }
 
+typedef struct {
+    MPI_Request req;
+    int64_t v[D_N], in[2 * D_N], out[2 * D_N];
+    const char *call;
+    const void *ra;
+    chk_comm_t *c;
+    uint64_t seq;
+} ncoll_t;
+
+static void descriptor(int64_t *v, int cid, int root, MPI_Op op, int mode, bool isroot, MPI_Datatype t1,
+                       MPI_Count c1, MPI_Datatype t2, MPI_Count c2, const void *sbuf)
+{
+    v[D_COLL] = cid;
+    v[D_ROOT] = root;
+    v[D_OP] = is_predefined_op(op) ? (int64_t)(uint32_t)op : 0;
+    sig_of_mode(mode, isroot, t1, c1, t2, c2, sbuf, &v[D_HASH], &v[D_NELEM]);
+}
+
+void *chk_coll_check_nb(const char *call, int cid, const void *ra, MPI_Comm comm, int root, MPI_Op op,
+                        int mode, MPI_Datatype t1, MPI_Count c1, MPI_Datatype t2, MPI_Count c2,
+                        const void *sbuf, const void *rbuf)
+{
+    if (chk_state != 1 && chk_sessions == 0) /* the wrapper reported it */
+        return NULL;
+    if (!chk_valid(CHK_K_COMM, comm) || (t1 != MPI_DATATYPE_NULL && !chk_valid(CHK_K_TYPE, t1)) ||
+        (t2 != MPI_DATATYPE_NULL && !chk_valid(CHK_K_TYPE, t2)))
+        return NULL;
+    chk_comm_t *c = chk_comm_get(comm);
+    if (!c || c->inter)
+        return NULL;
+    int me = -1;
+    if (root >= 0)
+        PMPI_Comm_rank(comm, &me);
+    bool isroot = root >= 0 && me == root;
+    if (chk_on & CHK_C_BUFFER)
+        overlap_check(call, ra, c, mode, isroot, t1, c1, t2, c2, sbuf, rbuf);
+    if (!(chk_on & CHK_C_COLL) || c->shadow == MPI_COMM_NULL)
+        return NULL;
+    ncoll_t *n = calloc(1, sizeof *n);
+    n->call = call;
+    n->ra = ra;
+    n->c = c;
+    /* (the request's number on the communicator is taken by chk_req_other, in the same order) */
+    n->seq = c->nsent_coll + 1;
+    descriptor(n->v, cid + NB_BASE, root, op, mode, isroot, t1, c1, t2, c2, sbuf);
+    for (int i = 0; i < D_N; i++) {
+        n->in[i] = n->v[i];
+        n->in[D_N + i] = n->v[i] == INT64_MIN ? INT64_MIN : -n->v[i];
+    }
+    PMPI_Iallreduce(n->in, n->out, 2 * D_N, MPI_INT64_T, MPI_MAX, c->shadow, &n->req);
+    return n;
+}
+
+static bool nb_compare(ncoll_t *n)
+{
+    for (int i = 0; i < D_N; i++) {
+        int64_t mx = n->out[i], mn = n->out[D_N + i] == INT64_MIN ? INT64_MIN : -n->out[D_N + i];
+        if (mx != mn)
+            mismatch(n->call, n->ra, n->c, n->seq, n->v);
+    }
+    free(n);
+    return true;
+}
+
+/* Descriptors not complete when their request was waited for: tested at later waits, waited
+ * for at MPI_Finalize (when every rank has posted all of its own). */
+static ncoll_t **pending;
+static int npending, cappending;
+
+void chk_coll_nb_poll(bool final)
+{
+    for (int i = 0; i < npending;) {
+        int flag = 0;
+        chk_lock();
+        ncoll_t *n = i < npending ? pending[i] : NULL;
+        chk_unlock();
+        if (!n)
+            break;
+        if (final)
+            PMPI_Wait(&n->req, MPI_STATUS_IGNORE), flag = 1;
+        else
+            PMPI_Test(&n->req, &flag, MPI_STATUS_IGNORE);
+        if (!flag) {
+            i++;
+            continue;
+        }
+        chk_lock();
+        pending[i] = pending[--npending];
+        chk_unlock();
+        nb_compare(n);
+    }
+}
+
+/* Before the request is waited for: the descriptor's reduction, given a little while (every
+ * rank posted it with the collective, so it usually is there, and a mismatched collective
+ * would never complete); never waited for without bound here (a leaf of a reduction may
+ * complete before the others start: waiting could add a deadlock). */
+void chk_coll_nb_done(void *p)
+{
+    ncoll_t *n = p;
+    if (!n)
+        return;
+    for (int i = 0; i < 400; i++) {
+        int flag = 0;
+        PMPI_Test(&n->req, &flag, MPI_STATUS_IGNORE);
+        if (flag) {
+            nb_compare(n);
+            return;
+        }
+        if (i >= 200) {
+            struct timespec ts = {0, 1000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    chk_lock();
+    if (npending == cappending) {
+        cappending = cappending ? 2 * cappending : 16;
+        pending = realloc(pending, sizeof *pending * (size_t)cappending);
+    }
+    pending[npending++] = n;
+    chk_unlock();
+}
+
 static __thread bool in_coll;
 
 void chk_coll_check(const char *call, int cid, const void *ra, MPI_Comm comm, int root, MPI_Op op,
@@ -175,10 +308,7 @@ void chk_coll_check(const char *call, int cid, const void *ra, MPI_Comm comm, in
         overlap_check(call, ra, c, mode, isroot, t1, c1, t2, c2, sbuf, rbuf);
     if ((chk_on & CHK_C_COLL) && !c->inter && c->shadow != MPI_COMM_NULL) {
         int64_t v[D_N], in[2 * D_N], out[2 * D_N];
-        v[D_COLL] = cid;
-        v[D_ROOT] = root;
-        v[D_OP] = is_predefined_op(op) ? (int64_t)(uint32_t)op : 0;
-        sig_of_mode(mode, isroot, t1, c1, t2, c2, sbuf, &v[D_HASH], &v[D_NELEM]);
+        descriptor(v, cid, root, op, mode, isroot, t1, c1, t2, c2, sbuf);
         for (int i = 0; i < D_N; i++) {
             in[i] = v[i];
             in[D_N + i] = v[i] == INT64_MIN ? INT64_MIN : -v[i];

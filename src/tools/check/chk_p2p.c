@@ -217,6 +217,7 @@ typedef struct req {
     uint64_t csum;    /* sends: the buffer's checksum at the start */
     uint64_t gen;     /* this entry's number (a handle value may be reused) */
     MPI_Comm *newcomm; /* MPI_Comm_idup: where the library writes the new handle */
+    void *ncoll;       /* a nonblocking collective's descriptor check (chk_coll.c) */
     uint64_t newid;
     uint64_t hgen;    /* the handle table's generation of it */
     bool summed;
@@ -324,6 +325,16 @@ void chk_req_other(MPI_Request req, const char *call, const void *ra, MPI_Comm c
     /* A nonblocking collective takes its number on the communicator now (the watch names it). */
     if (q->c && strncmp(call, "MPI_I", 5) == 0)
         q->seq = __atomic_add_fetch(&q->c->nsent_coll, 1, __ATOMIC_RELAXED);
+}
+
+void chk_req_coll(MPI_Request req, void *nc)
+{
+    chk_lock();
+    req_t *q = req_find_locked(req);
+    if (q)
+        q->ncoll = nc, nc = NULL;
+    chk_unlock();
+    chk_coll_nb_done(nc); /* not tracked: compared now */
 }
 
 void chk_comm_idup(MPI_Request req, MPI_Comm *newcomm, MPI_Comm parent, const char *call, const void *ra)
@@ -1426,6 +1437,25 @@ static int do_wait(int which, const void *ra, int count, MPI_Request *reqs, int 
     } else if (statuses != MPI_STATUSES_IGNORE) {
         memcpy(st, statuses, sizeof(MPI_Status) * (size_t)count);
     }
+    /* Nonblocking collectives: their descriptors are compared first (every rank posted its
+     * Iallreduce with the collective): a mismatched collective would never complete. */
+    for (int i = 0; i < count; i++) {
+        if (reqs[i] == MPI_REQUEST_NULL)
+            continue;
+        chk_lock();
+        req_t *q = req_find_locked(reqs[i]);
+        void *nc = q ? q->ncoll : NULL;
+        if (q)
+            q->ncoll = NULL;
+        chk_unlock();
+        if (nc) {
+            if (!test)
+                block_reqs(call, ra, true, 1, &reqs[i]);
+            chk_coll_nb_done(nc);
+            if (!test)
+                unblock();
+        }
+    }
     if (!test)
         block_reqs(call, ra, mode != 2 && mode != 3, count, reqs);
     /* The entries leave the table while the call runs: a request it frees may have its handle
@@ -1526,6 +1556,7 @@ static int do_wait(int which, const void *ra, int count, MPI_Request *reqs, int 
         free(st);
     if (npend)
         pend_poll();
+    chk_coll_nb_poll(false);
     return rc;
 plain:
     switch (which) {
@@ -1632,6 +1663,7 @@ int MPI_Cancel(MPI_Request *request)
  * a shadow whose data was never received is cancelled after a while rather than waited for. */
 void chk_p2p_fini(void)
 {
+    chk_coll_nb_poll(true);
     chk_log_fini();
     for (int i = 0; i < 2000 && npend; i++) {
         pend_poll();

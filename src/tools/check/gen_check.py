@@ -127,6 +127,7 @@ def wrapper(name, args, coll_ids):
                 b.append(f'    int chk_old_{pname} = (int)*{pname};')
                 b.append(f'    uint64_t chk_gen_{pname} = chk_gen({KINDS[m.group(1)]}, chk_old_{pname});')
     comm = next((p[1] for p in params if re.match(r'^MPI_Comm\s+\w+$', p[0])), None)
+    nb_coll = False
     if base in COLL and comm:
         spec = COLL[base]
         root, op, mode = spec[0], spec[1], spec[2]
@@ -136,6 +137,18 @@ def wrapper(name, args, coll_ids):
                  f'{t2 or "MPI_DATATYPE_NULL"}, {c2 or "0"}, {sb or "NULL"}, {rb or "NULL"});')
         b.append(f'    int rc = PMPI_{name}({call});')
         b.append('    chk_coll_leave();')
+    elif base.startswith('I') and base[1:2].upper() + base[2:] in COLL and comm:
+        # Nonblocking: the same descriptor through a PMPI_Iallreduce, compared when the
+        # request is waited for (chk_p2p.c), before the collective itself is waited for.
+        key = base[1:2].upper() + base[2:]
+        spec = COLL[key]
+        root, op, mode = spec[0], spec[1], spec[2]
+        t1, c1, t2, c2, sb, rb = (spec[3:] + (None,) * 6)[:6]
+        b.append(f'    void *nc = chk_coll_check_nb("{fn}", {coll_ids[key]}, ra, {comm}, {root or "-1"}, '
+                 f'{op or "MPI_OP_NULL"}, {mode}, {t1 or "MPI_DATATYPE_NULL"}, {c1 or "0"}, '
+                 f'{t2 or "MPI_DATATYPE_NULL"}, {c2 or "0"}, {sb or "NULL"}, {rb or "NULL"});')
+        b.append(f'    int rc = PMPI_{name}({call});')
+        nb_coll = True
     elif OTHER_BLOCKING.match(base):
         b.append(f'    chk_block_other("{fn}", ra);')
         b.append(f'    int rc = PMPI_{name}({call});')
@@ -174,10 +187,15 @@ def wrapper(name, args, coll_ids):
                 post.append(f'        chk_created(CHK_K_ERRH, *{pname}, "{fn}", ra);')
     elif base.startswith('Comm_idup'):
         post.append(f'        chk_comm_idup(*request, newcomm, {comm}, "{fn}", ra);')
+    if nb_coll:
+        post.append('        chk_req_coll(*request, nc);')
     if post:
         b.append('    if (rc == MPI_SUCCESS) {')
         b += post
         b.append('    }')
+    if nb_coll:
+        b.append('    else if (nc)')
+        b.append('        chk_coll_nb_done(nc);')
     b.append('    return rc;')
     b.append('}')
     return '\n'.join(b) + '\n'
