@@ -21,14 +21,20 @@ static pthread_mutex_t big_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static int nreports;
 static bool keep_status;
 
+/* Below MPI_THREAD_MULTIPLE one thread at a time calls MPI, so the tables need no lock (the
+ * watch's thread does not touch them): set in started(). */
+static bool locking = true;
+
 void chk_lock(void)
 {
-    pthread_mutex_lock(&big_lock);
+    if (locking || chk_sessions > 0)
+        pthread_mutex_lock(&big_lock);
 }
 
 void chk_unlock(void)
 {
-    pthread_mutex_unlock(&big_lock);
+    if (locking || chk_sessions > 0)
+        pthread_mutex_unlock(&big_lock);
 }
 
 /* A rank that reported a problem exits with 3 when the program would have exited with 0, so
@@ -307,6 +313,9 @@ uint64_t chk_hash_bytes(uint64_t h, const void *p, size_t n)
 
 static void started(void)
 {
+    int provided = MPI_THREAD_MULTIPLE;
+    PMPI_Query_thread(&provided);
+    locking = provided == MPI_THREAD_MULTIPLE || chk_sessions > 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &chk_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &chk_size);
     chk_state = 1;

@@ -41,12 +41,16 @@ typedef struct rent {        /* a receiver's entry */
     int32_t tag, src_rank;   /* src_rank: in the communicator (for the report) */
     const char *call;
     const void *ra;
-    chk_sigsum_t sig;
+    MPI_Datatype type;       /* predefined: the summary is made when the pair is */
+    MPI_Count count;
+    chk_sigsum_t *dsig;      /* derived: made at the receive (the type may be freed after) */
     bool done;
 } rent_t;
 
 typedef struct {
-    went_t *e;
+    went_t *e;               /* sig.nruns < 0: a predefined type, summed at the batch from: */
+    MPI_Datatype *ty;
+    MPI_Count *cnt;
     const char **mods;       /* per entry, interned module path */
     int n;
     uint64_t total;          /* entries ever logged for this destination */
@@ -94,6 +98,9 @@ static void batch_send(int d)
     /* header, module table, entries */
     const char *mods[BATCH];
     int nm = 0;
+    for (int i = 0; i < q->n; i++)
+        if (q->e[i].sig.nruns < 0)
+            chk_sig_of(q->ty[i], q->cnt[i], &q->e[i].sig);
     for (int i = 0; i < q->n; i++) {
         int k;
         for (k = 0; k < nm && mods[k] != q->mods[i]; k++)
@@ -139,18 +146,34 @@ void chk_log_send(chk_comm_t *c, int dest, int tag, const char *call, const void
     int d = chk_world_of(c, dest);
     if (d < 0 || d >= nworld)
         return;
-    went_t e = {.comm = c->id, .tag = tag};
-    chk_sig_of(type, count, &e.sig);
-    const char *mod = chk_module_of(ra, &e.off);
-    strncpy(e.call, call, sizeof e.call - 1);
+    uint64_t off;
+    const char *mod = chk_module_of(ra, &off);
+    bool pre = (((unsigned)type >> 30) & 3u) == 1;
+    chk_sigsum_t ds;
+    if (!pre)
+        chk_sig_of(type, count, &ds);
     chk_lock();
     sdest_t *q = &sd[d];
     if (!q->e) {
         q->e = malloc(sizeof *q->e * BATCH);
         q->mods = malloc(sizeof *q->mods * BATCH);
+        q->ty = malloc(sizeof *q->ty * BATCH);
+        q->cnt = malloc(sizeof *q->cnt * BATCH);
     }
-    q->mods[q->n] = mod;
-    q->e[q->n++] = e;
+    went_t *e = &q->e[q->n];
+    e->comm = c->id;
+    e->tag = tag;
+    e->off = off;
+    strncpy(e->call, call, sizeof e->call - 1);
+    e->call[sizeof e->call - 1] = 0;
+    if (pre) {
+        e->sig.nruns = -1;
+        q->ty[q->n] = type;
+        q->cnt[q->n] = count;
+    } else {
+        e->sig = ds;
+    }
+    q->mods[q->n++] = mod;
     q->total++;
     if (q->n == BATCH)
         batch_send(d); /* before this message's data: the receiver may count on it */
@@ -161,9 +184,18 @@ void chk_log_send(chk_comm_t *c, int dest, int tag, const char *call, const void
 extern bool chk_p2p_blocked(uint64_t comm, int src_rank, int tag, uint64_t seq);
 
 /* True when the pair is worth a report: a truncation or a signature that is not the prefix. */
+static const chk_sigsum_t *rsig_of(const rent_t *r, chk_sigsum_t *tmp)
+{
+    if (r->dsig)
+        return r->dsig;
+    chk_sig_of(r->type, r->count, tmp);
+    return tmp;
+}
+
 static bool pair_differs(const rent_t *r, const went_t *s)
 {
-    const chk_sigsum_t *rsig = &r->sig;
+    chk_sigsum_t tmp;
+    const chk_sigsum_t *rsig = rsig_of(r, &tmp);
     /* A truncation is the library's error: fatal, it ended the job in the receive (reported
      * there); returned, the program handles it. */
     if (s->sig.bytes > rsig->bytes)
@@ -188,7 +220,8 @@ static bool pair_differs(const rent_t *r, const went_t *s)
 static void report_pair(const rent_t *r, const went_t *s, const char *smod, int src_world)
 {
     char rs_[300], ss[300], w[600];
-    chk_sigsum_t rsig = r->sig;
+    chk_sigsum_t tmp;
+    chk_sigsum_t rsig = *rsig_of(r, &tmp);
     (void)src_world;
     if (s->sig.bytes > rsig.bytes) {
         chk_sig_str(&rsig, rs_, sizeof rs_);
@@ -263,7 +296,9 @@ static int pair_locked(int src, bool final, pair_t **out)
         }
         best->done = true;
         /* Only the pairs that differ are handed out (the comparison is cheap, the copy not). */
-        if (pair_differs(best, s)) {
+        if (!pair_differs(best, s)) {
+            free(best->dsig);
+        } else {
             if (np == cap) {
                 cap = cap ? 2 * cap : 4;
                 p = realloc(p, sizeof *p * (size_t)cap);
@@ -333,8 +368,10 @@ static void fetch_and_pair(int src, bool final)
     int np = pair_locked(src, final, &p);
     chk_unlock();
     pthread_mutex_unlock(&fetch_lock);
-    for (int i = 0; i < np; i++)
+    for (int i = 0; i < np; i++) {
         report_pair(&p[i].r, &p[i].s, p[i].mod, src);
+        free(p[i].r.dsig);
+    }
     free(p);
 }
 
@@ -344,8 +381,12 @@ void chk_log_recv(chk_comm_t *c, int src_rank, int tag, MPI_Datatype type, MPI_C
     int s = chk_world_of(c, src_rank);
     if (s < 0 || s >= nworld)
         return;
-    rent_t r = {.comm = c->id, .seq = seq, .tag = tag, .src_rank = src_rank, .call = call, .ra = ra};
-    chk_sig_of(type, count, &r.sig);
+    rent_t r = {.comm = c->id, .seq = seq, .tag = tag, .src_rank = src_rank, .call = call, .ra = ra,
+                .type = type, .count = count};
+    if ((((unsigned)type >> 30) & 3u) != 1) {
+        r.dsig = malloc(sizeof *r.dsig);
+        chk_sig_of(type, count, r.dsig);
+    }
     chk_lock();
     rsrc_t *q = &rs[s];
     if (q->nr == q->capr) {
