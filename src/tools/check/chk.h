@@ -150,7 +150,6 @@ void chk_log_fini(void);
  * made synchronous in the log scheme). */
 int chk_ra_count(const void *ra);
 void chk_p2p_fini(void);
-void chk_req_track_coll(MPI_Request req, const char *call, const void *ra, MPI_Comm comm);
 
 /* A request made by a generated wrapper (nonblocking or persistent collective, RMA, idup...):
  * tracked for leaks and completed by the wait family. */
