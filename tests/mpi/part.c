@@ -146,8 +146,8 @@ static void late_receiver(void)
     MPI_OK(MPI_Start(&s));
     MPI_OK(MPI_Pready_range(0, P - 1, s));
     int token = 0;
-    MPI_OK(MPI_Sendrecv(&token, 1, MPI_INT, right, 14, &token, 1, MPI_INT, left, 14,
-                        MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Sendrecv_replace(&token, 1, MPI_INT, right, 14, left, 14, MPI_COMM_WORLD,
+                                MPI_STATUS_IGNORE));
     MPI_OK(MPI_Precv_init(rbuf, P / 2, 2 * C, MPI_INT, left, 13, MPI_COMM_WORLD, MPI_INFO_NULL,
                           &r));
     MPI_OK(MPI_Start(&r));

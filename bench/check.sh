@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# bench/check.sh - what the correctness checker (libferry_check.so, mpiexec --check) costs.
+#
+# Runs bench/latency (ping-pong at 1 B, 1 KiB, 64 KiB) at 2 ranks and bench/apps/cpi at 4 ranks
+# without the checker, with it (point-to-point by logs, the default), and with
+# FERRY_CHECK_P2P=shadow (a shadow message per message), REPS times each, interleaved, and
+# prints a table: the median over the repetitions of each run's median and of its 10th
+# percentile, and the ratio to the run without the checker. A benchmark: it prints numbers,
+# it asserts nothing.
+#
+# usage: bench/check.sh [BUILD_DIR] (default build); REPS=5 ITERS=20000 CPI_N=1e9 in the environment
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(cd "${1:-$ROOT/build}" && pwd)
+REPS=${REPS:-5}
+ITERS=${ITERS:-20000}
+CPI_N=${CPI_N:-1000000000}
+LIB=$BUILD/lib/libferry_check.so
+[ -f "$LIB" ] || { echo "bench/check.sh: $LIB not built" >&2; exit 1; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+"$BUILD/bin/mpicc" -O2 -I"$ROOT/bench" -o "$T/latency" "$ROOT/bench/latency.c" || exit 1
+"$BUILD/bin/mpicc" -O2 -I"$ROOT/bench" -I"$ROOT/bench/apps" -o "$T/cpi" "$ROOT/bench/apps/cpi.c" -lm || exit 1
+
+checked() { # mode n prog args...
+    local mode=$1 n=$2
+    shift 2
+    case $mode in
+    off) "$BUILD/bin/mpiexec" -n "$n" "$@" ;;
+    log) LD_PRELOAD=$LIB "$BUILD/bin/mpiexec" -n "$n" "$@" ;;
+    shadow) FERRY_CHECK_P2P=shadow LD_PRELOAD=$LIB "$BUILD/bin/mpiexec" -n "$n" "$@" ;;
+    esac
+}
+
+for r in $(seq "$REPS"); do
+    for mode in off log shadow; do
+        checked $mode 2 "$T/latency" -m -x 64K -i "$ITERS" 2>/dev/null |
+            awk -v m=$mode '/^RESULT/ && / size=(1|1024|65536) / {
+                for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+                print "lat", m, v["size"], v["value"], v["p10"] }' >> "$T/rows"
+        checked $mode 4 "$T/cpi" -m -n "$CPI_N" 2>/dev/null |
+            awk -v m=$mode '/^RESULT/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+                print "cpi", m, 4, v["value"], v["value"] }' >> "$T/rows"
+    done
+done
+
+python3 - "$T/rows" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    kind, mode, size, med, p10 = line.split()
+    rows.setdefault((kind, size), {}).setdefault(mode, []).append((float(med), float(p10)))
+print(f"{'benchmark':<22} {'checker':<8} {'median':>10} {'p10':>10} {'x median':>9} {'x p10':>7}")
+for (kind, size), by in sorted(rows.items(), key=lambda kv: (kv[0][0] != 'lat', int(kv[0][1]))):
+    name = f"latency {size} B (us)" if kind == 'lat' else "cpi 4 ranks (s)"
+    base = by.get('off')
+    bm = statistics.median(m for m, _ in base) if base else None
+    bp = statistics.median(p for _, p in base) if base else None
+    for mode in ('off', 'log', 'shadow'):
+        if mode not in by:
+            continue
+        m = statistics.median(x for x, _ in by[mode])
+        p = statistics.median(y for _, y in by[mode])
+        rm = f"{m / bm:.2f}" if bm else "-"
+        rp = f"{p / bp:.2f}" if bp else "-"
+        print(f"{name:<22} {mode:<8} {m:>10.3f} {p:>10.3f} {rm:>9} {rp:>7}")
+PY
