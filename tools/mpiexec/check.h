@@ -1,6 +1,6 @@
 /* mpiexec --check: the check server (check_server.c) and its judgement of what the ranks are
  * blocked in (check_graph.c). The ranks' side is src/tools/check/chk_watch.c; the design and
- * the wire format are at the top of check_server.c and in docs/ferry-check-deadlock.md. */
+ * the wire format are at the top of check_server.c and in docs/ferry.md, "--check", "Deadlocks". */
 #ifndef FY_MPX_CHECK_H
 #define FY_MPX_CHECK_H
 

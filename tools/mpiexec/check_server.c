@@ -1,4 +1,4 @@
-/* mpiexec --check: the check server, which finds deadlocks (docs/ferry-check-deadlock.md).
+/* mpiexec --check: the check server, which finds deadlocks (docs/ferry.md, "--check", "Deadlocks").
  *
  * --check preloads libferry_check.so (found in <dir of mpiexec>/../lib) in front of libmpi in
  * every rank (LD_PRELOAD, the user's own kept after it), and tells the ranks where this server

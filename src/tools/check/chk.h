@@ -1,4 +1,4 @@
-/* The checker's shared state and helpers (libferry_check.so, docs/ferry-check.md).
+/* The checker's shared state and helpers (libferry_check.so, docs/ferry.md, "--check").
  *
  * Every MPI_x the checker defines (generated: chk_gen.c from gen_check.py; by hand: chk_*.c)
  * checks what it can and calls PMPI_x. The state below is shared by the wrappers; one mutex
