@@ -17,7 +17,13 @@ static void usage(FILE *f)
                "       ferry farm TASKFILE [mpiexec options] [--retries N] [--resume] ...\n"
                "                             run each line of TASKFILE as a command over the\n"
                "                             ranks of a job (ferry farm --help)\n"
-               "       ferry --version\n");
+               "       ferry run --debug ...    the same with AddressSanitizer and UBSan: errors\n"
+               "                             as one message per rank (file, line, variable)\n"
+               "       ferry run --check ...    the same under the MPI correctness checker\n"
+               "                             (mpiexec --check: deadlocks, type and collective\n"
+               "                             mismatches, leaks, freed handles, buffers)\n"
+               "       ferry --version\n"
+               "The manual: docs/ferry.md in Ferry's sources.\n");
 }
 
 int main(int argc, char **argv)
