@@ -13,6 +13,9 @@
 #include "chk_watch.h"
 
 #define CHK_RA() __builtin_return_address(0)
+/* The per-thread caches read on every call: the library is preloaded (loaded at start), so
+ * its thread-locals can live in the static TLS block, reached without __tls_get_addr. */
+#define CHK_TLS __attribute__((tls_model("initial-exec")))
 
 /* Which checks run (FERRY_CHECK=list, default all). */
 enum {
@@ -149,6 +152,9 @@ void chk_log_fini(void);
 /* Counts the calls made from one return address (the first N standard sends of a call site are
  * made synchronous in the log scheme). */
 int chk_ra_count(const void *ra);
+/* True for the first n calls from a return address (counted as chk_ra_count does); afterwards
+ * a load and a compare. */
+bool chk_ra_first(const void *ra, int n);
 void chk_p2p_fini(void);
 
 /* A request made by a generated wrapper (nonblocking or persistent collective, RMA, idup...):

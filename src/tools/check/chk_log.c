@@ -52,6 +52,8 @@ typedef struct {
     MPI_Datatype *ty;
     MPI_Count *cnt;
     const char **mods;       /* per entry, interned module path */
+    const char **calls;      /* per entry, the MPI function (static storage): copied into
+                                e[i].call at the batch, not at every message */
     int n;
     uint64_t total;          /* entries ever logged for this destination */
 } sdest_t;
@@ -102,6 +104,8 @@ static void batch_send(int d)
         if (q->e[i].sig.nruns < 0)
             chk_sig_of(q->ty[i], q->cnt[i], &q->e[i].sig);
     for (int i = 0; i < q->n; i++) {
+        strncpy(q->e[i].call, q->calls[i], sizeof q->e[i].call - 1);
+        q->e[i].call[sizeof q->e[i].call - 1] = 0;
         int k;
         for (k = 0; k < nm && mods[k] != q->mods[i]; k++)
             ;
@@ -159,13 +163,13 @@ void chk_log_send(chk_comm_t *c, int dest, int tag, const char *call, const void
         q->mods = malloc(sizeof *q->mods * BATCH);
         q->ty = malloc(sizeof *q->ty * BATCH);
         q->cnt = malloc(sizeof *q->cnt * BATCH);
+        q->calls = malloc(sizeof *q->calls * BATCH);
     }
     went_t *e = &q->e[q->n];
     e->comm = c->id;
     e->tag = tag;
     e->off = off;
-    strncpy(e->call, call, sizeof e->call - 1);
-    e->call[sizeof e->call - 1] = 0;
+    q->calls[q->n] = call;
     if (pre) {
         e->sig.nruns = -1;
         q->ty[q->n] = type;
