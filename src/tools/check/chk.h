@@ -34,6 +34,19 @@ extern int chk_rank, chk_size; /* in MPI_COMM_WORLD; -1 before MPI_Init */
 
 void chk_lock(void);
 void chk_unlock(void);
+/* Several threads may call MPI at once (MPI_THREAD_MULTIPLE, sessions): what chk_lock tests. */
+extern bool chk_multi;
+static inline bool chk_threaded(void)
+{
+    return chk_multi || chk_sessions > 0;
+}
+/* (*ctr)++, returning the old value: a locked instruction only where threads may race. */
+static inline uint64_t chk_count_up(uint64_t *ctr)
+{
+    if (chk_threaded())
+        return __atomic_fetch_add(ctr, 1, __ATOMIC_RELAXED);
+    return (*ctr)++;
+}
 
 /* One report on stderr: "ferry check: rank R: CALL at FILE:LINE: message". `ra` is the
  * caller's return address (NULL: no location). Counts toward the exit status. */
@@ -94,6 +107,12 @@ void chk_leak_report(void);
  * library (which reports it) and computes nothing from it. */
 bool chk_valid(int kind, int h);
 const char *chk_kind_name(int kind);
+/* A predefined handle (kind bits 01 in MPICH's encoding, Ferry's ABI): never created or freed
+ * by the program, so always valid. */
+static inline bool chk_predefined(int h)
+{
+    return (((unsigned)h >> 30) & 3u) == 1;
+}
 
 /* ---- datatype signatures (chk_sig.c) ---------------------------------------------------- */
 #define CHK_SIG_RUNS 4

@@ -24,6 +24,7 @@ static bool keep_status;
 /* Below MPI_THREAD_MULTIPLE one thread at a time calls MPI, so the tables need no lock (the
  * watch's thread does not touch them): set in started(). */
 static bool locking = true;
+bool chk_multi = true;
 
 void chk_lock(void)
 {
@@ -326,6 +327,7 @@ static void started(void)
     int provided = MPI_THREAD_MULTIPLE;
     PMPI_Query_thread(&provided);
     locking = provided == MPI_THREAD_MULTIPLE || chk_sessions > 0;
+    chk_multi = locking;
     chk_watch_threads(locking);
     PMPI_Comm_rank(MPI_COMM_WORLD, &chk_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &chk_size);

@@ -640,9 +640,15 @@ static int sync_per_site = 16; /* FERRY_CHECK_SYNC: synchronous standard sends p
 static bool pre_send(const char *call, const void *ra, MPI_Comm comm, MPI_Datatype type, const void *buf,
                      MPI_Count count, int peer, int tag, bool recv)
 {
-    bool ok = chk_use(CHK_K_COMM, comm, call, "comm", ra);
-    ok = chk_use(CHK_K_TYPE, type, call, "datatype", ra) && ok;
-    if (!ok || !chk_valid(CHK_K_COMM, comm) || !chk_valid(CHK_K_TYPE, type) || count < 0)
+    /* Predefined handles (MPI_COMM_WORLD, MPI_INT: most messages) are never freed: a range test
+     * instead of the table lookups. */
+    if (!chk_predefined(comm) || !chk_predefined(type)) {
+        bool ok = chk_use(CHK_K_COMM, comm, call, "comm", ra);
+        ok = chk_use(CHK_K_TYPE, type, call, "datatype", ra) && ok;
+        if (!ok || !chk_valid(CHK_K_COMM, comm) || !chk_valid(CHK_K_TYPE, type))
+            return false;
+    }
+    if (count < 0)
         return false;
     if (!buf && count > 0 && (((unsigned)type >> 30) & 3u) == 1)
         return false;
@@ -697,8 +703,8 @@ static int send_blocking(const char *call, const void *ra, int mode, const void 
         return rc;
     }
     if (chk_log_on) {
-        shadow_send(c, dest, tag, call, ra, type, count);
         if (mode == 0 && have_server && chk_world_of(c, dest) != chk_rank && chk_ra_first(ra, sync_per_site)) {
+            shadow_send(c, dest, tag, call, ra, type, count);
             /* The first sends of a call site go synchronously, from a packed copy: when the
              * receiver has not matched it, this program only works because standard sends
              * are buffered, and the watch says so (a potential deadlock) and releases it. */
@@ -727,9 +733,18 @@ static int send_blocking(const char *call, const void *ra, int mode, const void 
                 pend_add_raw(r, tmp);
             return MPI_SUCCESS;
         }
+        /* One thread at a time: the log entry goes after the data, out of the message's way
+         * (the receiver then waits for its peer's entries, which come once the send returns;
+         * a failed send logs nothing). With threads the entry goes first, as the data of
+         * another thread's send could otherwise come between. */
+        bool after = !chk_threaded();
+        if (!after)
+            shadow_send(c, dest, tag, call, ra, type, count);
         block1(call, ra, CHK_W_SEND, c, dest, tag);
         int rc = raw_send(is_c(call), mode, buf, count, type, dest, tag, comm);
         unblock();
+        if (after && rc == MPI_SUCCESS)
+            shadow_send(c, dest, tag, call, ra, type, count);
         return rc;
     }
     /* Waiting for the receiver to match makes sense only where the deadlock watch can release
@@ -872,7 +887,7 @@ static int recv_blocking(const char *call, const void *ra, void *buf, MPI_Count 
             *status = st;
         return rc;
     }
-    uint64_t seq = __atomic_fetch_add(&next_seq, 1, __ATOMIC_RELAXED);
+    uint64_t seq = chk_count_up(&next_seq);
     if (chk_log_on || !errors_fatal(comm)) {
         if (chk_log_on && (chk_on & CHK_C_TYPE) && chk_ra_first(ra, sync_per_site) && errors_fatal(comm)) {
             /* A truncation ends the job in the library: reported first, with what this side
@@ -1194,7 +1209,7 @@ static int sendrecv(const char *call, const void *ra, const void *sbuf, MPI_Coun
     chk_comm_t *c = chk_comm_get(comm);
     /* Sendrecv cannot deadlock on its own pair: its shadow need not be synchronous. */
     shadow_send(c, dest, stag, call, ra, stype, scount);
-    uint64_t seq = __atomic_fetch_add(&next_seq, 1, __ATOMIC_RELAXED);
+    uint64_t seq = chk_count_up(&next_seq);
     if (chk_on & CHK_C_WATCH) {
         chk_item_t it[2] = {item_of(CHK_W_SEND, c, dest, stag), item_of(CHK_W_RECV, c, source, rtag)};
         int n = dest == MPI_PROC_NULL ? 0 : 1;
