@@ -32,13 +32,26 @@ extern int chk_state;         /* 0 before MPI_Init, 1 between, 2 after MPI_Final
 extern int chk_sessions;      /* live sessions: MPI may be used outside the world model */
 extern int chk_rank, chk_size; /* in MPI_COMM_WORLD; -1 before MPI_Init */
 
-void chk_lock(void);
-void chk_unlock(void);
-/* Several threads may call MPI at once (MPI_THREAD_MULTIPLE, sessions): what chk_lock tests. */
+/* Several threads may call MPI at once (MPI_THREAD_MULTIPLE, sessions). Below
+ * MPI_THREAD_MULTIPLE one thread at a time calls MPI, so the tables need no lock (the watch's
+ * thread does not touch them); chk_multi is set at MPI_Init. */
 extern bool chk_multi;
 static inline bool chk_threaded(void)
 {
     return chk_multi || chk_sessions > 0;
+}
+void chk_lock_mutex(void);
+void chk_unlock_mutex(void);
+/* The one lock of the tables, inline: a test and no call below MPI_THREAD_MULTIPLE. */
+static inline void chk_lock(void)
+{
+    if (chk_threaded())
+        chk_lock_mutex();
+}
+static inline void chk_unlock(void)
+{
+    if (chk_threaded())
+        chk_unlock_mutex();
 }
 /* (*ctr)++, returning the old value: a locked instruction only where threads may race. */
 static inline uint64_t chk_count_up(uint64_t *ctr)
@@ -168,6 +181,9 @@ void chk_log_send(chk_comm_t *c, int dest, int tag, const char *call, const void
 void chk_log_recv(chk_comm_t *c, int src_rank, int tag, MPI_Datatype type, MPI_Count count, const char *call,
                   const void *ra, uint64_t seq);
 void chk_log_fini(void);
+/* Fetches and pairs the batches that came due at earlier receives (before a blocking receive
+ * waits: the wait hides it). */
+void chk_log_poll(void);
 /* Counts the calls made from one return address (the first N standard sends of a call site are
  * made synchronous in the log scheme). */
 int chk_ra_count(const void *ra);

@@ -21,21 +21,16 @@ static pthread_mutex_t big_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static int nreports;
 static bool keep_status;
 
-/* Below MPI_THREAD_MULTIPLE one thread at a time calls MPI, so the tables need no lock (the
- * watch's thread does not touch them): set in started(). */
-static bool locking = true;
 bool chk_multi = true;
 
-void chk_lock(void)
+void chk_lock_mutex(void)
 {
-    if (locking || chk_sessions > 0)
-        pthread_mutex_lock(&big_lock);
+    pthread_mutex_lock(&big_lock);
 }
 
-void chk_unlock(void)
+void chk_unlock_mutex(void)
 {
-    if (locking || chk_sessions > 0)
-        pthread_mutex_unlock(&big_lock);
+    pthread_mutex_unlock(&big_lock);
 }
 
 /* A rank that reported a problem exits with 3 when the program would have exited with 0, so
@@ -326,9 +321,8 @@ static void started(void)
 {
     int provided = MPI_THREAD_MULTIPLE;
     PMPI_Query_thread(&provided);
-    locking = provided == MPI_THREAD_MULTIPLE || chk_sessions > 0;
-    chk_multi = locking;
-    chk_watch_threads(locking);
+    chk_multi = provided == MPI_THREAD_MULTIPLE || chk_sessions > 0;
+    chk_watch_threads(chk_multi);
     PMPI_Comm_rank(MPI_COMM_WORLD, &chk_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &chk_size);
     chk_state = 1;

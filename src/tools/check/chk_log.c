@@ -69,6 +69,7 @@ typedef struct {
     uint64_t matched;        /* messages matched from this source */
     uint64_t batches;        /* batches received */
     bool fetching;
+    bool queued;             /* in due[]: a batch to fetch at the next chk_log_poll */
 } rsrc_t;
 
 static sdest_t *sd;
@@ -79,6 +80,10 @@ static MPI_Request *bpend; /* batch sends in flight */
 static void **bbuf;
 static int nbpend, capbpend;
 static pthread_mutex_t fetch_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Sources with a batch due, fetched and paired by chk_log_poll before a blocking receive waits
+ * (out of the way of the message that made it due); a second batch due is fetched at once. */
+static int *due;
+static int ndue;
 
 bool chk_log_on;
 
@@ -92,6 +97,7 @@ void chk_log_init(MPI_Comm world_shadow)
     nworld = chk_size;
     sd = calloc((size_t)nworld, sizeof *sd);
     rs = calloc((size_t)nworld, sizeof *rs);
+    due = calloc((size_t)nworld, sizeof *due);
 }
 
 static void batch_send(int d)
@@ -436,10 +442,33 @@ void chk_log_recv(chk_comm_t *c, int src_rank, int tag, MPI_Datatype type, MPI_C
     }
     q->r[q->nr++] = r;
     q->matched++;
-    bool due = q->matched >= (q->batches + 1) * BATCH;
+    bool now = q->matched >= (q->batches + 2) * BATCH;
+    if (!now && q->matched >= (q->batches + 1) * BATCH && !q->queued) {
+        q->queued = true;
+        due[ndue] = s;
+        __atomic_store_n(&ndue, ndue + 1, __ATOMIC_RELAXED);
+    }
     chk_unlock();
-    if (due)
+    if (now)
         fetch_and_pair(s, false);
+}
+
+void chk_log_poll(void)
+{
+    if (!__atomic_load_n(&ndue, __ATOMIC_RELAXED)) /* (the common case: no lock) */
+        return;
+    for (;;) {
+        chk_lock();
+        int s = ndue ? due[ndue - 1] : -1;
+        if (s >= 0)
+            __atomic_store_n(&ndue, ndue - 1, __ATOMIC_RELAXED);
+        if (s >= 0)
+            rs[s].queued = false;
+        chk_unlock();
+        if (s < 0)
+            return;
+        fetch_and_pair(s, false);
+    }
 }
 
 /* At MPI_Finalize: the last batches, then every pair. */
@@ -469,10 +498,12 @@ void chk_log_fini(void)
             chk_unlock();
             free(b);
         }
+        rs[s].queued = false;
         rs[s].matched = 0; /* no more fetching: pair what there is */
         rs[s].batches = 0;
         fetch_and_pair(s, true);
     }
+    __atomic_store_n(&ndue, 0, __ATOMIC_RELAXED);
     for (int i = 0; i < nbpend; i++) {
         PMPI_Wait(&bpend[i], MPI_STATUS_IGNORE);
         free(bbuf[i]);

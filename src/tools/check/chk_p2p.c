@@ -889,6 +889,8 @@ static int recv_blocking(const char *call, const void *ra, void *buf, MPI_Count 
     }
     uint64_t seq = chk_count_up(&next_seq);
     if (chk_log_on || !errors_fatal(comm)) {
+        if (chk_log_on)
+            chk_log_poll();
         if (chk_log_on && (chk_on & CHK_C_TYPE) && chk_ra_first(ra, sync_per_site) && errors_fatal(comm)) {
             /* A truncation ends the job in the library: reported first, with what this side
              * knows (the sender's line comes with the shadow scheme); for the first receives of
