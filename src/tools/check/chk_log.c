@@ -9,9 +9,10 @@
  * shadow communicator, with the B-th message (a blocking send logs after its data, out of the
  * message's way, when one thread at a time calls MPI; otherwise before); the receiver, once it
  * has matched k*B messages from s, knows the k-th batch is sent or about to be (the send
- * returns once the receive matched it, without further help from the receiver) and receives it. The k-th entry from s
- * with (comm, tag) belongs to the receive with the k-th smallest posting number among those
- * that matched (comm, s, tag) (messages do not overtake, and receives match in posting order),
+ * returns once the receive matched it, without further help from the receiver) and receives
+ * it. The k-th entry from s with (comm, tag) belongs to the receive with the k-th smallest
+ * posting number among those that matched (comm, s, tag) (messages do not overtake, and
+ * receives match in posting order),
  * as long as no receive posted earlier that could take (s, tag) is still pending: those pairs
  * wait. At MPI_Finalize the last batches go and every pair left is compared.
  *

@@ -257,7 +257,8 @@ static MPI_Count predefined_size(MPI_Datatype type)
     MPI_Count sz = 0;
     PMPI_Type_size_c(type, &sz);
     if (sz >= 0 && sz <= 0xffff)
-        __atomic_store_n(&presize[i], (uint64_t)(uint32_t)type << 32 | (uint64_t)sz, __ATOMIC_RELAXED);
+        __atomic_store_n(&presize[i], (uint64_t)(uint32_t)type << 32 | (uint64_t)sz,
+                         __ATOMIC_RELAXED);
     return sz;
 }
 
