@@ -22,8 +22,10 @@ run() { # how name args...
     if [ "$how" = check ]; then
         timeout -k 5 120 "$B/bin/mpiexec" --check -n 2 ./pp "$@" > "$name.out" 2> "$name.err" < /dev/null
     else
-        LD_PRELOAD="$B/lib/libferry_check.so" timeout -k 5 120 "$B/bin/mpiexec" -n 2 ./pp "$@" \
-            > "$name.out" 2> "$name.err" < /dev/null
+        # (an AddressSanitizer build wants its runtime first; mpiexec --check says the same)
+        LD_PRELOAD="$B/lib/libferry_check.so" \
+            ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+            timeout -k 5 120 "$B/bin/mpiexec" -n 2 ./pp "$@" > "$name.out" 2> "$name.err" < /dev/null
     fi
     RC=$?
 }
