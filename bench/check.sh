@@ -2,21 +2,35 @@
 # bench/check.sh - what the correctness checker (libferry_check.so, mpiexec --check) costs.
 #
 # Runs bench/latency (ping-pong at 1 B, 1 KiB, 64 KiB) at 2 ranks and bench/apps/cpi at 4 ranks
-# without the checker, with it (point-to-point by logs, the default), and with
+# without the checker, with it preloaded by hand (point-to-point by logs, the default; no
+# deadlock watch), under `mpiexec --check` (the same with the watch and its server), and with
 # FERRY_CHECK_P2P=shadow (a shadow message per message), REPS times each, interleaved, and
 # prints a table: the median over the repetitions of each run's median and of its 10th
 # percentile, and the ratio to the run without the checker. A benchmark: it prints numbers,
 # it asserts nothing.
 #
-# usage: bench/check.sh [BUILD_DIR] (default build); REPS=5 ITERS=20000 CPI_N=1e9 in the environment
+# BASE=DIR adds the rows log@base and check@base: the same with the checker of another build
+# (DIR/bin/mpiexec and DIR/lib/libferry_check.so, e.g. a copy of an earlier build's bin and
+# lib), interleaved with this one's, to compare a change on a loaded machine.
+#
+# usage: bench/check.sh [BUILD_DIR] (default build); REPS=5 ITERS=20000 CPI_N=1e9
+# MODES="off log check shadow" BASE= in the environment
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 REPS=${REPS:-5}
 ITERS=${ITERS:-20000}
 CPI_N=${CPI_N:-1000000000}
+MODES=${MODES:-off log check shadow}
+BASE=${BASE:-}
 LIB=$BUILD/lib/libferry_check.so
 [ -f "$LIB" ] || { echo "bench/check.sh: $LIB not built" >&2; exit 1; }
+if [ -n "$BASE" ]; then
+    BASE=$(cd "$BASE" && pwd) || exit 1
+    [ -x "$BASE/bin/mpiexec" ] && [ -f "$BASE/lib/libferry_check.so" ] ||
+        { echo "bench/check.sh: BASE=$BASE has no bin/mpiexec and lib/libferry_check.so" >&2; exit 1; }
+    MODES="$MODES log@base check@base"
+fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 "$BUILD/bin/mpicc" -O2 -I"$ROOT/bench" -o "$T/latency" "$ROOT/bench/latency.c" || exit 1
@@ -28,12 +42,15 @@ checked() { # mode n prog args...
     case $mode in
     off) "$BUILD/bin/mpiexec" -n "$n" "$@" ;;
     log) LD_PRELOAD=$LIB "$BUILD/bin/mpiexec" -n "$n" "$@" ;;
+    check) "$BUILD/bin/mpiexec" --check -n "$n" "$@" ;;
+    log@base) LD_PRELOAD=$BASE/lib/libferry_check.so "$BUILD/bin/mpiexec" -n "$n" "$@" ;;
+    check@base) "$BASE/bin/mpiexec" --check -n "$n" "$@" ;;
     shadow) FERRY_CHECK_P2P=shadow LD_PRELOAD=$LIB "$BUILD/bin/mpiexec" -n "$n" "$@" ;;
     esac
 }
 
 for r in $(seq "$REPS"); do
-    for mode in off log shadow; do
+    for mode in $MODES; do
         checked $mode 2 "$T/latency" -m -x 64K -i "$ITERS" 2>/dev/null |
             awk -v m=$mode '/^RESULT/ && / size=(1|1024|65536) / {
                 for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
@@ -50,18 +67,18 @@ rows = {}
 for line in open(sys.argv[1]):
     kind, mode, size, med, p10 = line.split()
     rows.setdefault((kind, size), {}).setdefault(mode, []).append((float(med), float(p10)))
-print(f"{'benchmark':<22} {'checker':<8} {'median':>10} {'p10':>10} {'x median':>9} {'x p10':>7}")
+print(f"{'benchmark':<22} {'checker':<10} {'median':>10} {'p10':>10} {'x median':>9} {'x p10':>7}")
 for (kind, size), by in sorted(rows.items(), key=lambda kv: (kv[0][0] != 'lat', int(kv[0][1]))):
     name = f"latency {size} B (us)" if kind == 'lat' else "cpi 4 ranks (s)"
     base = by.get('off')
     bm = statistics.median(m for m, _ in base) if base else None
     bp = statistics.median(p for _, p in base) if base else None
-    for mode in ('off', 'log', 'shadow'):
+    for mode in ('off', 'log@base', 'log', 'check@base', 'check', 'shadow'):
         if mode not in by:
             continue
         m = statistics.median(x for x, _ in by[mode])
         p = statistics.median(y for _, y in by[mode])
         rm = f"{m / bm:.2f}" if bm else "-"
         rp = f"{p / bp:.2f}" if bp else "-"
-        print(f"{name:<22} {mode:<8} {m:>10.3f} {p:>10.3f} {rm:>9} {rp:>7}")
+        print(f"{name:<22} {mode:<10} {m:>10.3f} {p:>10.3f} {rm:>9} {rp:>7}")
 PY

@@ -13,6 +13,9 @@
 #include "chk_watch.h"
 
 #define CHK_RA() __builtin_return_address(0)
+/* The per-thread caches read on every call: the library is preloaded (loaded at start), so
+ * its thread-locals can live in the static TLS block, reached without __tls_get_addr. */
+#define CHK_TLS __attribute__((tls_model("initial-exec")))
 
 /* Which checks run (FERRY_CHECK=list, default all). */
 enum {
@@ -29,8 +32,34 @@ extern int chk_state;         /* 0 before MPI_Init, 1 between, 2 after MPI_Final
 extern int chk_sessions;      /* live sessions: MPI may be used outside the world model */
 extern int chk_rank, chk_size; /* in MPI_COMM_WORLD; -1 before MPI_Init */
 
-void chk_lock(void);
-void chk_unlock(void);
+/* Several threads may call MPI at once (MPI_THREAD_MULTIPLE, sessions). Below
+ * MPI_THREAD_MULTIPLE one thread at a time calls MPI, so the tables need no lock (the watch's
+ * thread does not touch them); chk_multi is set at MPI_Init. */
+extern bool chk_multi;
+static inline bool chk_threaded(void)
+{
+    return chk_multi || chk_sessions > 0;
+}
+void chk_lock_mutex(void);
+void chk_unlock_mutex(void);
+/* The one lock of the tables, inline: a test and no call below MPI_THREAD_MULTIPLE. */
+static inline void chk_lock(void)
+{
+    if (chk_threaded())
+        chk_lock_mutex();
+}
+static inline void chk_unlock(void)
+{
+    if (chk_threaded())
+        chk_unlock_mutex();
+}
+/* (*ctr)++, returning the old value: a locked instruction only where threads may race. */
+static inline uint64_t chk_count_up(uint64_t *ctr)
+{
+    if (chk_threaded())
+        return __atomic_fetch_add(ctr, 1, __ATOMIC_RELAXED);
+    return (*ctr)++;
+}
 
 /* One report on stderr: "ferry check: rank R: CALL at FILE:LINE: message". `ra` is the
  * caller's return address (NULL: no location). Counts toward the exit status. */
@@ -91,6 +120,12 @@ void chk_leak_report(void);
  * library (which reports it) and computes nothing from it. */
 bool chk_valid(int kind, int h);
 const char *chk_kind_name(int kind);
+/* A predefined handle (kind bits 01 in MPICH's encoding, Ferry's ABI): never created or freed
+ * by the program, so always valid. */
+static inline bool chk_predefined(int h)
+{
+    return (((unsigned)h >> 30) & 3u) == 1;
+}
 
 /* ---- datatype signatures (chk_sig.c) ---------------------------------------------------- */
 #define CHK_SIG_RUNS 4
@@ -146,9 +181,15 @@ void chk_log_send(chk_comm_t *c, int dest, int tag, const char *call, const void
 void chk_log_recv(chk_comm_t *c, int src_rank, int tag, MPI_Datatype type, MPI_Count count, const char *call,
                   const void *ra, uint64_t seq);
 void chk_log_fini(void);
+/* Fetches and pairs the batches that came due at earlier receives (before a blocking receive
+ * waits: the wait hides it). */
+void chk_log_poll(void);
 /* Counts the calls made from one return address (the first N standard sends of a call site are
  * made synchronous in the log scheme). */
 int chk_ra_count(const void *ra);
+/* True for the first n calls from a return address (counted as chk_ra_count does); afterwards
+ * a load and a compare. */
+bool chk_ra_first(const void *ra, int n);
 void chk_p2p_fini(void);
 
 /* A request made by a generated wrapper (nonblocking or persistent collective, RMA, idup...):

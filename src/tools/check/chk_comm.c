@@ -30,7 +30,7 @@ static unsigned bucket(MPI_Comm c)
 
 /* Bumped at every change of the table: a thread's last lookup stays good while it is equal. */
 static _Atomic uint64_t tab_version;
-static __thread struct {
+static __thread CHK_TLS struct {
     MPI_Comm comm;
     uint64_t version;
     chk_comm_t *c;

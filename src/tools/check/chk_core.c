@@ -21,20 +21,16 @@ static pthread_mutex_t big_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static int nreports;
 static bool keep_status;
 
-/* Below MPI_THREAD_MULTIPLE one thread at a time calls MPI, so the tables need no lock (the
- * watch's thread does not touch them): set in started(). */
-static bool locking = true;
+bool chk_multi = true;
 
-void chk_lock(void)
+void chk_lock_mutex(void)
 {
-    if (locking || chk_sessions > 0)
-        pthread_mutex_lock(&big_lock);
+    pthread_mutex_lock(&big_lock);
 }
 
-void chk_unlock(void)
+void chk_unlock_mutex(void)
 {
-    if (locking || chk_sessions > 0)
-        pthread_mutex_unlock(&big_lock);
+    pthread_mutex_unlock(&big_lock);
 }
 
 /* A rank that reported a problem exits with 3 when the program would have exited with 0, so
@@ -146,8 +142,8 @@ static where_ent_t *where_get(const void *ra)
 }
 
 /* A thread's last call site: most loops call from one place again and again. */
-static __thread where_ent_t *last_w[4];
-static __thread unsigned last_next;
+static __thread CHK_TLS where_ent_t *last_w[4];
+static __thread CHK_TLS unsigned last_next;
 
 static where_ent_t *where_cached(const void *ra)
 {
@@ -167,6 +163,16 @@ int chk_ra_count(const void *ra)
     if (w->calls >= 1 << 20)
         return w->calls;
     return __atomic_fetch_add(&w->calls, 1, __ATOMIC_RELAXED);
+}
+
+bool chk_ra_first(const void *ra, int n)
+{
+    where_ent_t *w = where_cached(ra);
+    /* A plain load first: past the first n calls (every message of a long run) no locked
+     * instruction. */
+    if (__atomic_load_n(&w->calls, __ATOMIC_RELAXED) >= n)
+        return false;
+    return __atomic_fetch_add(&w->calls, 1, __ATOMIC_RELAXED) < n;
 }
 
 const char *chk_module_of(const void *ra, uint64_t *off)
@@ -315,7 +321,8 @@ static void started(void)
 {
     int provided = MPI_THREAD_MULTIPLE;
     PMPI_Query_thread(&provided);
-    locking = provided == MPI_THREAD_MULTIPLE || chk_sessions > 0;
+    chk_multi = provided == MPI_THREAD_MULTIPLE || chk_sessions > 0;
+    chk_watch_threads(chk_multi);
     PMPI_Comm_rank(MPI_COMM_WORLD, &chk_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &chk_size);
     chk_state = 1;

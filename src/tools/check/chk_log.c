@@ -6,10 +6,13 @@
  * send order (communicator id, tag, signature summary, call and location); the receiver one
  * entry per matched message (communicator id, source, tag, its posting order, its own
  * signature). Every B entries the sender ships its entries for d in one batch on the world
- * shadow communicator, before the data of the B-th message; the receiver, once it has matched
- * k*B messages from s, knows the k-th batch was sent and receives it. The k-th entry from s
- * with (comm, tag) belongs to the receive with the k-th smallest posting number among those
- * that matched (comm, s, tag) (messages do not overtake, and receives match in posting order),
+ * shadow communicator, with the B-th message (a blocking send logs after its data, out of the
+ * message's way, when one thread at a time calls MPI; otherwise before); the receiver, once it
+ * has matched k*B messages from s, knows the k-th batch is sent or about to be (the send
+ * returns once the receive matched it, without further help from the receiver) and receives
+ * it. The k-th entry from s with (comm, tag) belongs to the receive with the k-th smallest
+ * posting number among those that matched (comm, s, tag) (messages do not overtake, and
+ * receives match in posting order),
  * as long as no receive posted earlier that could take (s, tag) is still pending: those pairs
  * wait. At MPI_Finalize the last batches go and every pair left is compared.
  *
@@ -52,6 +55,8 @@ typedef struct {
     MPI_Datatype *ty;
     MPI_Count *cnt;
     const char **mods;       /* per entry, interned module path */
+    const char **calls;      /* per entry, the MPI function (static storage): copied into
+                                e[i].call at the batch, not at every message */
     int n;
     uint64_t total;          /* entries ever logged for this destination */
 } sdest_t;
@@ -60,11 +65,12 @@ typedef struct {
     rent_t *r;
     int nr, capr;
     went_t *s;               /* sender entries not yet paired, in send order */
-    char (*smod)[MODLEN];
+    const char **smod;       /* per entry, the sender's module (interned: one copy per path) */
     int ns, caps;
     uint64_t matched;        /* messages matched from this source */
     uint64_t batches;        /* batches received */
     bool fetching;
+    bool queued;             /* in due[]: a batch to fetch at the next chk_log_poll */
 } rsrc_t;
 
 static sdest_t *sd;
@@ -75,6 +81,10 @@ static MPI_Request *bpend; /* batch sends in flight */
 static void **bbuf;
 static int nbpend, capbpend;
 static pthread_mutex_t fetch_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Sources with a batch due, fetched and paired by chk_log_poll before a blocking receive waits
+ * (out of the way of the message that made it due); a second batch due is fetched at once. */
+static int *due;
+static int ndue;
 
 bool chk_log_on;
 
@@ -88,6 +98,7 @@ void chk_log_init(MPI_Comm world_shadow)
     nworld = chk_size;
     sd = calloc((size_t)nworld, sizeof *sd);
     rs = calloc((size_t)nworld, sizeof *rs);
+    due = calloc((size_t)nworld, sizeof *due);
 }
 
 static void batch_send(int d)
@@ -98,10 +109,21 @@ static void batch_send(int d)
     /* header, module table, entries */
     const char *mods[BATCH];
     int nm = 0;
+    /* A batch is mostly the same message again: what the previous entry has is copied. */
     for (int i = 0; i < q->n; i++)
-        if (q->e[i].sig.nruns < 0)
-            chk_sig_of(q->ty[i], q->cnt[i], &q->e[i].sig);
+        if (q->e[i].sig.nruns < 0) {
+            if (i > 0 && q->ty[i] == q->ty[i - 1] && q->cnt[i] == q->cnt[i - 1])
+                q->e[i].sig = q->e[i - 1].sig;
+            else
+                chk_sig_of(q->ty[i], q->cnt[i], &q->e[i].sig);
+        }
     for (int i = 0; i < q->n; i++) {
+        if (i > 0 && q->calls[i] == q->calls[i - 1]) {
+            memcpy(q->e[i].call, q->e[i - 1].call, sizeof q->e[i].call);
+        } else {
+            strncpy(q->e[i].call, q->calls[i], sizeof q->e[i].call - 1);
+            q->e[i].call[sizeof q->e[i].call - 1] = 0;
+        }
         int k;
         for (k = 0; k < nm && mods[k] != q->mods[i]; k++)
             ;
@@ -110,9 +132,10 @@ static void batch_send(int d)
         q->e[i].mod = k;
     }
     size_t len = 2 * sizeof(int32_t) + (size_t)nm * MODLEN + (size_t)q->n * sizeof(went_t);
-    char *b = calloc(1, len);
+    char *b = malloc(len); /* every byte written below (calloc would clear the entries too) */
     int32_t hdr[2] = {q->n, nm};
     memcpy(b, hdr, sizeof hdr);
+    memset(b + sizeof hdr, 0, (size_t)nm * MODLEN);
     for (int k = 0; k < nm; k++)
         snprintf(b + sizeof hdr + (size_t)k * MODLEN, MODLEN, "%s", mods[k]);
     memcpy(b + sizeof hdr + (size_t)nm * MODLEN, q->e, (size_t)q->n * sizeof(went_t));
@@ -159,19 +182,20 @@ void chk_log_send(chk_comm_t *c, int dest, int tag, const char *call, const void
         q->mods = malloc(sizeof *q->mods * BATCH);
         q->ty = malloc(sizeof *q->ty * BATCH);
         q->cnt = malloc(sizeof *q->cnt * BATCH);
+        q->calls = malloc(sizeof *q->calls * BATCH);
     }
     went_t *e = &q->e[q->n];
     e->comm = c->id;
     e->tag = tag;
     e->off = off;
-    strncpy(e->call, call, sizeof e->call - 1);
-    e->call[sizeof e->call - 1] = 0;
+    q->calls[q->n] = call;
     if (pre) {
         e->sig.nruns = -1;
         q->ty[q->n] = type;
         q->cnt[q->n] = count;
     } else {
         e->sig = ds;
+        q->ty[q->n] = MPI_DATATYPE_NULL; /* equal to no predefined type (batch_send's copies) */
     }
     q->mods[q->n++] = mod;
     q->total++;
@@ -194,6 +218,12 @@ static const chk_sigsum_t *rsig_of(const rent_t *r, chk_sigsum_t *tmp)
 
 static bool pair_differs(const rent_t *r, const went_t *s)
 {
+    /* The common case without a summary: one predefined type on both sides. The receive's
+     * is count x that type, of which the sent count x type is a prefix, or a truncation
+     * (the library's error): equal either way. */
+    if (!r->dsig && s->sig.nruns == 1 && s->sig.runs[0].type == (int32_t)r->type &&
+        s->sig.runs[0].n <= r->count)
+        return false;
     chk_sigsum_t tmp;
     const chk_sigsum_t *rsig = rsig_of(r, &tmp);
     /* A truncation is the library's error: fatal, it ended the job in the receive (reported
@@ -251,7 +281,7 @@ static void report_pair(const rent_t *r, const went_t *s, const char *smod, int 
 typedef struct {
     rent_t r;
     went_t s;
-    char mod[MODLEN];
+    const char *mod;
 } pair_t;
 
 static int by_seq(const void *a, const void *b)
@@ -289,7 +319,7 @@ static int pair_locked(int src, bool final, pair_t **out)
         if (earlier || !best || (!final && chk_p2p_blocked(best->comm, best->src_rank, best->tag, best->seq))) {
             if (keep != i) {
                 q->s[keep] = q->s[i];
-                memcpy(q->smod[keep], q->smod[i], MODLEN);
+                q->smod[keep] = q->smod[i];
             }
             keep++;
             continue;
@@ -305,7 +335,7 @@ static int pair_locked(int src, bool final, pair_t **out)
             }
             p[np].r = *best;
             p[np].s = *s;
-            memcpy(p[np].mod, q->smod[i], MODLEN);
+            p[np].mod = q->smod[i];
             np++;
         }
     }
@@ -317,6 +347,23 @@ static int pair_locked(int src, bool final, pair_t **out)
     q->nr = k;
     *out = p;
     return np;
+}
+
+/* A sender's module path, kept once (the paths a job uses are few). Lock held. */
+static const char *mod_intern(const char *path)
+{
+    static struct modn {
+        struct modn *next;
+        char path[MODLEN];
+    } *mods;
+    for (struct modn *m = mods; m; m = m->next)
+        if (strncmp(m->path, path, MODLEN - 1) == 0)
+            return m->path;
+    struct modn *m = calloc(1, sizeof *m);
+    memcpy(m->path, path, MODLEN - 1);
+    m->next = mods;
+    mods = m;
+    return m->path;
 }
 
 static void take_batch(int src, const char *b)
@@ -331,13 +378,14 @@ static void take_batch(int src, const char *b)
         q->s = realloc(q->s, sizeof *q->s * (size_t)q->caps);
         q->smod = realloc(q->smod, sizeof *q->smod * (size_t)q->caps);
     }
+    /* The batch's module table, interned once per batch rather than copied per entry. */
+    const char *mtab[BATCH];
+    for (int k = 0; k < hdr[1] && k < BATCH; k++)
+        mtab[k] = mod_intern(mods + (size_t)k * MODLEN);
+    memcpy(&q->s[q->ns], e, sizeof *e * (size_t)hdr[0]);
     for (int i = 0; i < hdr[0]; i++) {
-        went_t x;
-        memcpy(&x, &e[i], sizeof x);
-        q->s[q->ns] = x;
-        memcpy(q->smod[q->ns], mods + (size_t)x.mod * MODLEN, MODLEN);
-        q->smod[q->ns][MODLEN - 1] = 0;
-        q->ns++;
+        int m = q->s[q->ns].mod;
+        q->smod[q->ns++] = m >= 0 && m < hdr[1] && m < BATCH ? mtab[m] : "?";
     }
     q->batches++;
 }
@@ -395,10 +443,33 @@ void chk_log_recv(chk_comm_t *c, int src_rank, int tag, MPI_Datatype type, MPI_C
     }
     q->r[q->nr++] = r;
     q->matched++;
-    bool due = q->matched >= (q->batches + 1) * BATCH;
+    bool now = q->matched >= (q->batches + 2) * BATCH;
+    if (!now && q->matched >= (q->batches + 1) * BATCH && !q->queued) {
+        q->queued = true;
+        due[ndue] = s;
+        __atomic_store_n(&ndue, ndue + 1, __ATOMIC_RELAXED);
+    }
     chk_unlock();
-    if (due)
+    if (now)
         fetch_and_pair(s, false);
+}
+
+void chk_log_poll(void)
+{
+    if (!__atomic_load_n(&ndue, __ATOMIC_RELAXED)) /* (the common case: no lock) */
+        return;
+    for (;;) {
+        chk_lock();
+        int s = ndue ? due[ndue - 1] : -1;
+        if (s >= 0)
+            __atomic_store_n(&ndue, ndue - 1, __ATOMIC_RELAXED);
+        if (s >= 0)
+            rs[s].queued = false;
+        chk_unlock();
+        if (s < 0)
+            return;
+        fetch_and_pair(s, false);
+    }
 }
 
 /* At MPI_Finalize: the last batches, then every pair. */
@@ -428,10 +499,12 @@ void chk_log_fini(void)
             chk_unlock();
             free(b);
         }
+        rs[s].queued = false;
         rs[s].matched = 0; /* no more fetching: pair what there is */
         rs[s].batches = 0;
         fetch_and_pair(s, true);
     }
+    __atomic_store_n(&ndue, 0, __ATOMIC_RELAXED);
     for (int i = 0; i < nbpend; i++) {
         PMPI_Wait(&bpend[i], MPI_STATUS_IGNORE);
         free(bbuf[i]);

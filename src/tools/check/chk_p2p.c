@@ -526,15 +526,11 @@ static void run_deferred(void)
     }
 }
 
-/* A receive completed with status st; seq is its posting order. */
-static void recv_done(chk_comm_t *c, const MPI_Status *st, MPI_Datatype type, MPI_Count count,
-                      const char *call, const void *ra, uint64_t seq)
+/* A receive that matched a message completed with status st; seq is its posting order. */
+static void recv_matched(chk_comm_t *c, const MPI_Status *st, MPI_Datatype type, MPI_Count count,
+                         const char *call, const void *ra, uint64_t seq)
 {
     if (!typecheck(c) || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0)
-        return;
-    int cancelled = 0;
-    PMPI_Test_cancelled(st, &cancelled);
-    if (cancelled)
         return;
     if (chk_log_on) {
         chk_log_recv(c, st->MPI_SOURCE, st->MPI_TAG, type, count, call, ra, seq);
@@ -558,6 +554,20 @@ static void recv_done(chk_comm_t *c, const MPI_Status *st, MPI_Datatype type, MP
     consume(&d, NULL);
     if (deferred)
         run_deferred();
+}
+
+/* The same for a receive that may have been cancelled instead (one with a request; a blocking
+ * receive has none to cancel, and skips the library call). */
+static void recv_done(chk_comm_t *c, const MPI_Status *st, MPI_Datatype type, MPI_Count count,
+                      const char *call, const void *ra, uint64_t seq)
+{
+    if (!typecheck(c) || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0)
+        return;
+    int cancelled = 0;
+    PMPI_Test_cancelled(st, &cancelled);
+    if (cancelled)
+        return;
+    recv_matched(c, st, type, count, call, ra, seq);
 }
 
 /* True when errors on comm end the job (the default). */
@@ -587,9 +597,13 @@ static chk_item_t item_of(int kind, chk_comm_t *c, int peer, int tag)
                         .tag = tag == MPI_ANY_TAG ? -1 : tag, .comm = c ? c->id : 0};
 }
 
+/* The watch is on and has a server to tell (mpiexec --check); without one nothing reads what
+ * block1 would store (set in chk_p2p_init). */
+static bool watching;
+
 static void block1(const char *call, const void *ra, int kind, chk_comm_t *c, int peer, int tag)
 {
-    if (!(chk_on & CHK_C_WATCH))
+    if (!watching)
         return;
     chk_item_t it = item_of(kind, c, peer, tag);
     chk_watch_block(call, ra, true, 1, &it);
@@ -597,7 +611,7 @@ static void block1(const char *call, const void *ra, int kind, chk_comm_t *c, in
 
 static void unblock(void)
 {
-    if (chk_on & CHK_C_WATCH)
+    if (watching)
         chk_watch_unblock();
 }
 
@@ -626,9 +640,15 @@ static int sync_per_site = 16; /* FERRY_CHECK_SYNC: synchronous standard sends p
 static bool pre_send(const char *call, const void *ra, MPI_Comm comm, MPI_Datatype type, const void *buf,
                      MPI_Count count, int peer, int tag, bool recv)
 {
-    bool ok = chk_use(CHK_K_COMM, comm, call, "comm", ra);
-    ok = chk_use(CHK_K_TYPE, type, call, "datatype", ra) && ok;
-    if (!ok || !chk_valid(CHK_K_COMM, comm) || !chk_valid(CHK_K_TYPE, type) || count < 0)
+    /* Predefined handles (MPI_COMM_WORLD, MPI_INT: most messages) are never freed: a range test
+     * instead of the table lookups. */
+    if (!chk_predefined(comm) || !chk_predefined(type)) {
+        bool ok = chk_use(CHK_K_COMM, comm, call, "comm", ra);
+        ok = chk_use(CHK_K_TYPE, type, call, "datatype", ra) && ok;
+        if (!ok || !chk_valid(CHK_K_COMM, comm) || !chk_valid(CHK_K_TYPE, type))
+            return false;
+    }
+    if (count < 0)
         return false;
     if (!buf && count > 0 && (((unsigned)type >> 30) & 3u) == 1)
         return false;
@@ -645,6 +665,7 @@ void chk_p2p_init(void)
     chk_comm_t *w = chk_comm_get(MPI_COMM_WORLD);
     chk_log_init(w ? w->shadow : MPI_COMM_NULL);
     have_server = getenv("FERRY_CHECK_ADDR") != NULL;
+    watching = have_server && (chk_on & CHK_C_WATCH);
     const char *e = getenv("FERRY_CHECK_SYNC");
     if (e)
         sync_per_site = atoi(e);
@@ -682,8 +703,8 @@ static int send_blocking(const char *call, const void *ra, int mode, const void 
         return rc;
     }
     if (chk_log_on) {
-        shadow_send(c, dest, tag, call, ra, type, count);
-        if (mode == 0 && have_server && chk_world_of(c, dest) != chk_rank && chk_ra_count(ra) < sync_per_site) {
+        if (mode == 0 && have_server && chk_world_of(c, dest) != chk_rank && chk_ra_first(ra, sync_per_site)) {
+            shadow_send(c, dest, tag, call, ra, type, count);
             /* The first sends of a call site go synchronously, from a packed copy: when the
              * receiver has not matched it, this program only works because standard sends
              * are buffered, and the watch says so (a potential deadlock) and releases it. */
@@ -712,9 +733,18 @@ static int send_blocking(const char *call, const void *ra, int mode, const void 
                 pend_add_raw(r, tmp);
             return MPI_SUCCESS;
         }
+        /* One thread at a time: the log entry goes after the data, out of the message's way
+         * (the receiver then waits for its peer's entries, which come once the send returns;
+         * a failed send logs nothing). With threads the entry goes first, as the data of
+         * another thread's send could otherwise come between. */
+        bool after = !chk_threaded();
+        if (!after)
+            shadow_send(c, dest, tag, call, ra, type, count);
         block1(call, ra, CHK_W_SEND, c, dest, tag);
         int rc = raw_send(is_c(call), mode, buf, count, type, dest, tag, comm);
         unblock();
+        if (after && rc == MPI_SUCCESS)
+            shadow_send(c, dest, tag, call, ra, type, count);
         return rc;
     }
     /* Waiting for the receiver to match makes sense only where the deadlock watch can release
@@ -857,9 +887,11 @@ static int recv_blocking(const char *call, const void *ra, void *buf, MPI_Count 
             *status = st;
         return rc;
     }
-    uint64_t seq = __atomic_fetch_add(&next_seq, 1, __ATOMIC_RELAXED);
+    uint64_t seq = chk_count_up(&next_seq);
     if (chk_log_on || !errors_fatal(comm)) {
-        if (chk_log_on && (chk_on & CHK_C_TYPE) && chk_ra_count(ra) < sync_per_site && errors_fatal(comm)) {
+        if (chk_log_on)
+            chk_log_poll();
+        if (chk_log_on && (chk_on & CHK_C_TYPE) && chk_ra_first(ra, sync_per_site) && errors_fatal(comm)) {
             /* A truncation ends the job in the library: reported first, with what this side
              * knows (the sender's line comes with the shadow scheme); for the first receives of
              * a call site only, as a probe costs. */
@@ -887,7 +919,7 @@ static int recv_blocking(const char *call, const void *ra, void *buf, MPI_Count 
                      : PMPI_Recv(buf, (int)count, type, source, tag, comm, &st));
         unblock();
         if (matched_rc(rc))
-            recv_done(c, &st, type, count, call, ra, seq);
+            recv_matched(c, &st, type, count, call, ra, seq);
         if (status != MPI_STATUS_IGNORE)
             *status = st;
         return rc;
@@ -909,7 +941,7 @@ static int recv_blocking(const char *call, const void *ra, void *buf, MPI_Count 
         consume(&d, NULL);
     rc = (cf ? PMPI_Mrecv_c(buf, count, type, &msg, &st) : PMPI_Mrecv(buf, (int)count, type, &msg, &st));
     if (later && rc == MPI_SUCCESS)
-        recv_done(c, &st, type, count, call, ra, seq);
+        recv_matched(c, &st, type, count, call, ra, seq);
     else if (deferred)
         run_deferred();
     if (status != MPI_STATUS_IGNORE)
@@ -1179,7 +1211,7 @@ static int sendrecv(const char *call, const void *ra, const void *sbuf, MPI_Coun
     chk_comm_t *c = chk_comm_get(comm);
     /* Sendrecv cannot deadlock on its own pair: its shadow need not be synchronous. */
     shadow_send(c, dest, stag, call, ra, stype, scount);
-    uint64_t seq = __atomic_fetch_add(&next_seq, 1, __ATOMIC_RELAXED);
+    uint64_t seq = chk_count_up(&next_seq);
     if (chk_on & CHK_C_WATCH) {
         chk_item_t it[2] = {item_of(CHK_W_SEND, c, dest, stag), item_of(CHK_W_RECV, c, source, rtag)};
         int n = dest == MPI_PROC_NULL ? 0 : 1;

@@ -244,14 +244,31 @@ static bool stream(acc_t *a, MPI_Datatype t, MPI_Count count)
     return true;
 }
 
+/* The sizes of predefined types, asked of the library once per type (every message needs
+ * one): handle << 32 | size in one word, so a thread never reads half of another's entry. */
+static uint64_t presize[64];
+
+static MPI_Count predefined_size(MPI_Datatype type)
+{
+    unsigned i = ((unsigned)type ^ ((unsigned)type >> 8)) & 63u;
+    uint64_t e = __atomic_load_n(&presize[i], __ATOMIC_RELAXED);
+    if ((uint32_t)(e >> 32) == (uint32_t)type)
+        return (MPI_Count)(uint32_t)e;
+    MPI_Count sz = 0;
+    PMPI_Type_size_c(type, &sz);
+    if (sz >= 0 && sz <= 0xffff)
+        __atomic_store_n(&presize[i], (uint64_t)(uint32_t)type << 32 | (uint64_t)sz,
+                         __ATOMIC_RELAXED);
+    return sz;
+}
+
 void chk_sig_of(MPI_Datatype type, MPI_Count count, chk_sigsum_t *s)
 {
     memset(s, 0, sizeof *s);
     if ((((unsigned)type >> 30) & 3u) == 1) {
         /* A predefined type (the common case): one run, no table, no lock; the same hash the
          * stream below gives. */
-        MPI_Count sz = 0;
-        PMPI_Type_size_c(type, &sz);
+        MPI_Count sz = predefined_size(type);
         s->bytes = sz * count;
         s->anything = type == MPI_BYTE || type == MPI_PACKED;
         if (count > 0) {

@@ -63,15 +63,43 @@ static struct {
     atomic_flag busy;
 } slot = {.released_seq = 1, .busy = ATOMIC_FLAG_INIT};
 
-static void slot_lock(void)
+/* Below MPI_THREAD_MULTIPLE one application thread at a time writes the slot: no turns to take
+ * and no read-modify-write of nblocked. That matters: a locked instruction right after the
+ * library's spin wait costs tens of nanoseconds, and a ping-pong makes four of them per call. */
+static atomic_bool slot_shared = true;
+/* No server to tell (none given, or it could not be reached): nothing reads the slot. */
+static atomic_bool slot_idle;
+
+void chk_watch_threads(bool multiple)
 {
-    while (atomic_flag_test_and_set_explicit(&slot.busy, memory_order_acquire))
-        ;
+    atomic_store_explicit(&slot_shared, multiple, memory_order_relaxed);
 }
 
-static void slot_unlock(void)
+static bool slot_lock(void)
 {
-    atomic_flag_clear_explicit(&slot.busy, memory_order_release);
+    if (!atomic_load_explicit(&slot_shared, memory_order_relaxed))
+        return false;
+    while (atomic_flag_test_and_set_explicit(&slot.busy, memory_order_acquire))
+        ;
+    return true;
+}
+
+static void slot_unlock(bool locked)
+{
+    if (locked)
+        atomic_flag_clear_explicit(&slot.busy, memory_order_release);
+}
+
+/* nblocked += d: a plain load and store when only one thread writes it (the watch thread only
+ * reads it). */
+static void slot_count(bool shared, int d)
+{
+    if (shared)
+        atomic_fetch_add_explicit(&slot.nblocked, d, memory_order_relaxed);
+    else
+        atomic_store_explicit(&slot.nblocked,
+                              atomic_load_explicit(&slot.nblocked, memory_order_relaxed) + d,
+                              memory_order_relaxed);
 }
 
 /* The watch thread and its connection. */
@@ -117,8 +145,10 @@ static long long now_ms(void)
 
 void chk_watch_block(const char *call, const void *ra, bool all, int n, const chk_item_t *items)
 {
-    atomic_fetch_add_explicit(&slot.nblocked, 1, memory_order_relaxed);
-    slot_lock();
+    if (atomic_load_explicit(&slot_idle, memory_order_relaxed))
+        return;
+    bool locked = slot_lock();
+    slot_count(locked, 1);
     uint64_t s = atomic_load_explicit(&slot.seq, memory_order_relaxed);
     atomic_store_explicit(&slot.seq, s + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
@@ -129,19 +159,21 @@ void chk_watch_block(const char *call, const void *ra, bool all, int n, const ch
     memcpy(slot.items, items,
            sizeof(chk_item_t) * (size_t)(n < CHK_WATCH_MAX_ITEMS ? n : CHK_WATCH_MAX_ITEMS));
     atomic_store_explicit(&slot.seq, s + 2, memory_order_release);
-    slot_unlock();
+    slot_unlock(locked);
 }
 
 void chk_watch_unblock(void)
 {
-    slot_lock();
+    if (atomic_load_explicit(&slot_idle, memory_order_relaxed))
+        return;
+    bool locked = slot_lock();
     uint64_t s = atomic_load_explicit(&slot.seq, memory_order_relaxed);
     atomic_store_explicit(&slot.seq, s + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
     slot.call = NULL;
     atomic_store_explicit(&slot.seq, s + 2, memory_order_release);
-    slot_unlock();
-    atomic_fetch_sub_explicit(&slot.nblocked, 1, memory_order_relaxed);
+    slot_count(locked, -1);
+    slot_unlock(locked);
 }
 
 bool chk_watch_released(void)
@@ -663,8 +695,10 @@ void chk_watch_start(int world_rank, int world_size)
     if (!atomic_compare_exchange_strong(&W.state, &expect, 2))
         return; /* once per process */
     const char *addr = getenv("FERRY_CHECK_ADDR");
-    if (addr == NULL || *addr == '\0')
+    if (addr == NULL || *addr == '\0') {
+        atomic_store(&slot_idle, true);
         return;
+    }
     char why[256];
     int fd = join_server(addr, getenv("FERRY_CHECK_KEY"), world_rank, world_size, why,
                          sizeof(why));
@@ -672,10 +706,12 @@ void chk_watch_start(int world_rank, int world_size)
         if (why[0] != '\0')
             fprintf(stderr, "ferry check: rank %d: %s; deadlocks will not be found\n",
                     world_rank, why);
+        atomic_store(&slot_idle, true);
         return;
     }
     if (pipe2(W.wake, O_CLOEXEC) != 0) {
         close(fd);
+        atomic_store(&slot_idle, true);
         return;
     }
     W.fd = fd;
@@ -694,6 +730,7 @@ void chk_watch_start(int world_rank, int world_size)
         close(W.wake[1]);
         close(fd);
         W.fd = -1;
+        atomic_store(&slot_idle, true);
         return;
     }
     atomic_store(&W.state, 1);

@@ -50,6 +50,10 @@ typedef struct chk_item {
 /* After PMPI_Init: this rank's world rank and size. Connects to the server if there is one. */
 void chk_watch_start(int world_rank, int world_size);
 
+/* Whether several application threads may call MPI at once (MPI_THREAD_MULTIPLE, sessions):
+ * until told otherwise they may. Below that the slot is written without turn-taking. */
+void chk_watch_threads(bool multiple);
+
 /* A communicator's members as world ranks, sent once per id before any item names it
  * (an intercommunicator: both groups). */
 void chk_watch_comm(uint64_t id, int n, const int *world_ranks);

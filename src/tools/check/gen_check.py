@@ -160,6 +160,7 @@ def wrapper(name, args, coll_ids):
         post.append(f'        chk_freed_gen({kind}, chk_old_{pname}, chk_gen_{pname}, "{fn}", ra);')
     if base == 'Session_init':
         post.append('        __atomic_add_fetch(&chk_sessions, 1, __ATOMIC_RELAXED);')
+        post.append('        chk_watch_threads(true);')
     if base == 'Session_finalize':
         post.append('        __atomic_sub_fetch(&chk_sessions, 1, __ATOMIC_RELAXED);')
     if not NOT_CREATED.match(base):
