@@ -8,6 +8,7 @@
 #include "fy_errhandler.h"
 #include "fy_handle.h"
 #include "fy_info.h"
+#include "fy_request.h"
 #include "fy_runtime.h"
 #include "fy_topo.h"
 
@@ -175,10 +176,36 @@ int fy_comm_dup(fy_comm_t *old, const uint64_t *mask, fy_comm_t **new_p)
 void (*fy_comm_coll_free)(fy_comm_t *c);
 void (*fy_comm_bsend_free)(fy_comm_t *c);
 
+static void destroy(fy_comm_t *c);
+
+/* MPI_Comm_free only marks a communicator for deallocation: operations pending on it complete
+ * normally (MPI 4.1 sec. 7.4.3), and a request keeps naming it until it is retired. So while any
+ * request (pending, done but not yet waited for, inactive persistent, or an unexpected message)
+ * names the communicator, it stays, marked a zombie with its context id still taken (a late
+ * message must not match a new communicator), and the free of the last such request destroys it
+ * (fy_comm_zombie_check). The scan runs only when the last reference goes. */
 void fy_comm_release(fy_comm_t *c)
 {
     if (c == &world || c == &self || --c->refs > 0)
         return;
+    if (fy_req_names(c)) {
+        c->zombie = true;
+        c->refs = 1;
+        return;
+    }
+    destroy(c);
+}
+
+void fy_comm_zombie_check(fy_comm_t *c)
+{
+    if (!fy_req_names(c)) {
+        c->zombie = false;
+        destroy(c);
+    }
+}
+
+static void destroy(fy_comm_t *c)
+{
     fy_attr_delete_all_anyway(c);
     if (c->bsend && fy_comm_bsend_free)
         fy_comm_bsend_free(c);

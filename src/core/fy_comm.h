@@ -24,6 +24,7 @@ typedef struct fy_comm {
     int peer_size;
     int *peer_world_of;
     bool inter;
+    bool zombie; /* freed by the program while requests still named it (fy_comm_release) */
     struct fy_comm *local; /* intercommunicator: its local group as a hidden intracommunicator */
     void *topo;            /* process topology (fy_topo.h), NULL when none */
     MPI_Errhandler errhandler;
@@ -73,6 +74,8 @@ int fy_comm_create(fy_comm_t *parent, int size, int rank, int *world_of,
 int fy_comm_create_inter(fy_comm_t *parent, int size, int rank, int *world_of, int remote_size,
                          int *remote_world_of, const uint64_t *agreed_free, fy_comm_t **new_p);
 void fy_comm_release(fy_comm_t *c);
+/* A request that named zombie communicator c was freed: destroys c when no request names it. */
+void fy_comm_zombie_check(fy_comm_t *c);
 /* Set by the collective layer: gives back what c->coll_shm and c->coll_hier hold when c is
  * freed, and at MPI_Finalize (the core does not know what that is). */
 extern void (*fy_comm_coll_free)(fy_comm_t *c);

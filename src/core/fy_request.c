@@ -89,6 +89,9 @@ void fy_req_free(fy_req_t *r)
     r->kind = 0xff;
     r->next = free_list;
     free_list = r;
+    fy_comm_t *c = r->comm;
+    if (__builtin_expect(c != NULL && c->zombie, 0))
+        fy_comm_zombie_check(c); /* the program freed c while this request named it */
 }
 
 void fy_req_child_done(fy_req_t *r)
@@ -128,6 +131,16 @@ void fy_req_pool_fini(void)
     chunks = NULL;
     nchunks = nslots = 0;
     free_list = NULL;
+}
+
+bool fy_req_names(const fy_comm_t *c)
+{
+    for (unsigned i = 1; i < nslots; i++) {
+        const fy_req_t *r = &chunks[i >> CHUNK_BITS][i & (CHUNK - 1)];
+        if (r->kind != 0xff && r->comm == c)
+            return true;
+    }
+    return false;
 }
 
 bool fy_req_pending_on(const fy_comm_t *c)

@@ -81,6 +81,8 @@ void fy_req_pool_fini(void);
 /* Whether any request on c is still in flight, the library's own (buffered sends, requests
  * the user freed) included: MPI_Comm_disconnect waits for none. Scans the whole pool. */
 bool fy_req_pending_on(const fy_comm_t *c);
+/* Whether any request of the pool names c, in whatever state (fy_comm_release). */
+bool fy_req_names(const fy_comm_t *c);
 
 /* A fresh request for one point-to-point operation as the user (or a collective) describes it;
  * NULL when out of memory. */
