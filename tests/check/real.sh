@@ -34,5 +34,23 @@ build contents_reuse && {
     [ "$(grep -c 'leak:' leak.err)" -eq 1 ] || err "contents_reuse leak: not exactly one leak: $(grep 'leak:' leak.err)"
 }
 
+# mpi4py keeps objects alive past MPI_Finalize: no leak report unless FERRY_CHECK names leak.
+# (The venv is the one tests/interop/mpi4py_suite.sh builds; this part does not build it.)
+PY=${FY_MPI4PY_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/ferry-mpi4py-venv}/bin/python
+if "$PY" -c 'import mpi4py' > /dev/null 2>&1; then
+    export MPI4PY_MPIABI=mpich MPI4PY_LIBMPI="$FY_BUILD/lib/libmpi.so.12"
+    export LD_LIBRARY_PATH="$FY_BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    checked_run 2 "$PY" "$S/mpi4py_alive.py" > py.out 2> py.err
+    rc=$?
+    [ $rc -eq 0 ] || err "mpi4py_alive.py exited $rc: $(head -5 py.err)"
+    ! grep -q 'ferry check:' py.err py.out || err "mpi4py_alive.py: false report: $(grep -h 'ferry check:' py.err py.out | head -3)"
+    FERRY_CHECK=leak checked_run 1 "$PY" "$S/mpi4py_alive.py" > pyl.out 2> pyl.err
+    rc=$?
+    [ $rc -eq 3 ] || err "mpi4py_alive.py with FERRY_CHECK=leak exited $rc, expected 3"
+    grep -q 'leak: a datatype created by MPI_Type_contiguous' pyl.err || err "mpi4py_alive.py with FERRY_CHECK=leak: no leak report: $(head -3 pyl.err)"
+else
+    echo "note: mpi4py part skipped (no venv at $PY; tests/interop/mpi4py_suite.sh builds it)"
+fi
+
 [ $fail -eq 0 ] && echo PASS
 exit $fail

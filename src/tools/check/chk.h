@@ -87,6 +87,8 @@ chk_handle_t *chk_find_locked(int kind, int h);
 /* Reports the use of a freed handle as argument `arg` of `call`; false when it was reported. */
 bool chk_use(int kind, int h, const char *call, const char *arg, const void *ra);
 void chk_leak_report(void);
+/* True when a garbage-collected runtime (mpi4py) runs the program (chk_runtime.c). */
+bool chk_runtime_collects(void);
 /* False for a null handle or one the program freed: the checker then leaves the call to the
  * library (which reports it) and computes nothing from it. */
 bool chk_valid(int kind, int h);
