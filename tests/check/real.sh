@@ -34,6 +34,18 @@ build contents_reuse && {
     [ "$(grep -c 'leak:' leak.err)" -eq 1 ] || err "contents_reuse leak: not exactly one leak: $(grep 'leak:' leak.err)"
 }
 
+# Integer types of one representation (long long / long / int64_t) match; signedness does not.
+build int_alias && for P2P in log shadow; do
+    FERRY_CHECK_P2P=$P2P clean int_alias 2
+    FERRY_CHECK_P2P=$P2P checked_run 2 ./int_alias sign > sign.out 2> sign.err
+    rc=$?
+    [ $rc -eq 3 ] || err "int_alias sign ($P2P) exited $rc, expected 3"
+    l=$(grep -n '/\* SIGN \*/' "$S/int_alias.c" | cut -d: -f1)
+    grep -qF "MPI_Sendrecv at int_alias.c:$l: type mismatch: received 3 x MPI_UNSIGNED_LONG (24 bytes) from rank" sign.err ||
+        err "int_alias sign ($P2P): no mismatch report: $(grep 'ferry check' sign.err | head -3)"
+    [ "$(grep -c 'type mismatch' sign.err)" -eq 2 ] || err "int_alias sign ($P2P): not one mismatch per rank: $(grep 'ferry check' sign.err)"
+done
+
 # mpi4py keeps objects alive past MPI_Finalize: no leak report unless FERRY_CHECK names leak.
 # (The venv is the one tests/interop/mpi4py_suite.sh builds; this part does not build it.)
 PY=${FY_MPI4PY_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/ferry-mpi4py-venv}/bin/python
