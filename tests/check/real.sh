@@ -60,6 +60,7 @@ if "$PY" -c 'import mpi4py' > /dev/null 2>&1; then
     rc=$?
     [ $rc -eq 3 ] || err "mpi4py_alive.py with FERRY_CHECK=leak exited $rc, expected 3"
     grep -q 'leak: a datatype created by MPI_Type_contiguous' pyl.err || err "mpi4py_alive.py with FERRY_CHECK=leak: no leak report: $(head -3 pyl.err)"
+    grep -q 'leak: an info created by MPI_Info_create at' pyl.err || err "mpi4py_alive.py with FERRY_CHECK=leak: no info leak report: $(head -3 pyl.err)"
 else
     echo "note: mpi4py part skipped (no venv at $PY; tests/interop/mpi4py_suite.sh builds it)"
 fi
