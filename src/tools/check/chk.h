@@ -116,6 +116,8 @@ chk_handle_t *chk_find_locked(int kind, int h);
 /* Reports the use of a freed handle as argument `arg` of `call`; false when it was reported. */
 bool chk_use(int kind, int h, const char *call, const char *arg, const void *ra);
 void chk_leak_report(void);
+/* True when a garbage-collected runtime (mpi4py) runs the program (chk_runtime.c). */
+bool chk_runtime_collects(void);
 /* False for a null handle or one the program freed: the checker then leaves the call to the
  * library (which reports it) and computes nothing from it. */
 bool chk_valid(int kind, int h);
@@ -221,9 +223,40 @@ void chk_unblock_other(void);
 
 /* ---- small things ------------------------------------------------------------------------- */
 uint64_t chk_hash_bytes(uint64_t h, const void *p, size_t n);
+/* The C integer types of one size and signedness have one representation, so a signature
+ * counts them as one type: MPI_LONG, MPI_LONG_LONG and MPI_INT64_T on LP64 (MPI_INT and
+ * MPI_INT32_T...). The standard's type matching names the types, but a program cannot always
+ * name the C type (int64_t is long here; mpi4py maps a buffer of typestr "<i8", as NumPy,
+ * DLPack and CUDA arrays give, to MPI_LONG, while a 'q' array goes as MPI_LONG_LONG), and the
+ * data arrives intact. MPI_CHAR stays apart (characters, not integers). */
+#define CHK_INT_BY_SIZE(sz, s8, s16, s32, s64) \
+    ((sz) == 1 ? (s8) : (sz) == 2 ? (s16) : (sz) == 4 ? (s32) : (sz) == 8 ? (s64) : -1)
+static inline int64_t chk_type_canon(int64_t t)
+{
+#define CHK_S(c) CHK_INT_BY_SIZE(sizeof(c), MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T)
+#define CHK_U(c) CHK_INT_BY_SIZE(sizeof(c), MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T)
+    int64_t c = -1;
+    switch ((int)t) {
+    case MPI_SIGNED_CHAR: c = CHK_S(signed char); break;
+    case MPI_SHORT: c = CHK_S(short); break;
+    case MPI_INT: c = CHK_S(int); break;
+    case MPI_LONG: c = CHK_S(long); break;
+    case MPI_LONG_LONG_INT: c = CHK_S(long long); break;
+    case MPI_UNSIGNED_CHAR: c = CHK_U(unsigned char); break;
+    case MPI_UNSIGNED_SHORT: c = CHK_U(unsigned short); break;
+    case MPI_UNSIGNED: c = CHK_U(unsigned); break;
+    case MPI_UNSIGNED_LONG: c = CHK_U(unsigned long); break;
+    case MPI_UNSIGNED_LONG_LONG: c = CHK_U(unsigned long long); break;
+    default: break;
+    }
+#undef CHK_S
+#undef CHK_U
+    return c == -1 ? t : c;
+}
 /* One signature run (type, count) into a hash: a word mix, not a byte loop (every message). */
 static inline uint64_t chk_hash_run(uint64_t h, int64_t type, int64_t n)
 {
+    type = chk_type_canon(type);
     uint64_t x = h ^ ((uint64_t)type * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)n * 0xc2b2ae3d27d4eb4full);
     x ^= x >> 31;
     x *= 0xbf58476d1ce4e5b9ull;

@@ -52,6 +52,8 @@ static const struct {
     {"coll", CHK_C_COLL}, {"buffer", CHK_C_BUFFER}, {"watch", CHK_C_WATCH},
 };
 
+static bool leak_named; /* FERRY_CHECK names `leak`: reported even under mpi4py */
+
 __attribute__((constructor)) static void chk_load(void)
 {
     const char *e = getenv("FERRY_CHECK_EXIT");
@@ -72,6 +74,8 @@ __attribute__((constructor)) static void chk_load(void)
                                 "leak, type, coll, buffer, watch, all)\n", w);
                 continue;
             }
+            if (bit == CHK_C_LEAK && !neg)
+                leak_named = true;
             if (neg)
                 chk_on = (chk_on ? chk_on : ~0u) & ~bit;
             else
@@ -364,7 +368,7 @@ int MPI_Finalize(void)
     if (chk_outside("MPI_Finalize", ra))
         return PMPI_Finalize();
     chk_p2p_fini();
-    if (chk_on & CHK_C_LEAK)
+    if ((chk_on & CHK_C_LEAK) && (leak_named || !chk_runtime_collects()))
         chk_leak_report();
     if (chk_on & CHK_C_WATCH) {
         chk_item_t it = {.kind = CHK_W_COLL, .peer = -1, .tag = -1, .comm = 0, .coll = "MPI_Finalize"};

@@ -206,8 +206,9 @@ void chk_leak_report(void)
         char w[600];
         chk_where(l[i].ra, w, sizeof w);
         if (l[i].n == 1)
-            chk_report("MPI_Finalize", NULL, "leak: a %s created by %s at %s was %s", kind_names[l[i].kind],
-                       l[i].call, w, what);
+            chk_report("MPI_Finalize", NULL, "leak: %s %s created by %s at %s was %s",
+                       strchr("aeiou", kind_names[l[i].kind][0]) ? "an" : "a", kind_names[l[i].kind], l[i].call,
+                       w, what);
         else
             chk_report("MPI_Finalize", NULL, "leak: %d %ss created by %s at %s were %s", l[i].n,
                        kind_names[l[i].kind], l[i].call, w, what);

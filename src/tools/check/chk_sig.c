@@ -218,7 +218,7 @@ static void add(acc_t *a, int32_t t, int64_t n)
         n = a->limit - a->total;
     if (n <= 0)
         return;
-    if (a->cn && a->ct != t)
+    if (a->cn && chk_type_canon(a->ct) != chk_type_canon(t)) /* one hash run (chk.h) */
         emit(a);
     a->ct = t;
     a->cn += n;

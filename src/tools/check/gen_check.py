@@ -186,6 +186,18 @@ def wrapper(name, args, coll_ids):
         for decl, pname in params:
             if re.match(r'^MPI_Errhandler\s*\*\s*(\w+)$', decl):
                 post.append(f'        chk_created(CHK_K_ERRH, *{pname}, "{fn}", ra);')
+    elif base == 'Type_get_contents':
+        # The derived types it returns are new objects the program frees (MPI 4.1, 5.1.13),
+        # often under a handle value the library reuses from a type freed before: recording
+        # them keeps a later use from being called a use of the freed one (mpi4py's
+        # Datatype.decode). Named types (MPI_FLOAT_INT too) come back as themselves.
+        post.append('        MPI_Count ni, na, nl, nd, nd2;')
+        post.append('        int comb;')
+        post.append('        if (PMPI_Type_get_envelope_c(datatype, &ni, &na, &nl, &nd, &comb) == MPI_SUCCESS)')
+        post.append('            for (MPI_Count i = 0; i < nd && i < max_datatypes; i++)')
+        post.append('                if (PMPI_Type_get_envelope_c(array_of_datatypes[i], &ni, &na, &nl, &nd2, &comb) == MPI_SUCCESS &&')
+        post.append('                    comb != MPI_COMBINER_NAMED)')
+        post.append(f'                    chk_created(CHK_K_TYPE, array_of_datatypes[i], "{fn}", ra);')
     elif base.startswith('Comm_idup'):
         post.append(f'        chk_comm_idup(*request, newcomm, {comm}, "{fn}", ra);')
     if nb_coll:
