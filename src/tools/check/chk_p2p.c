@@ -1461,12 +1461,20 @@ static int do_wait(int which, const void *ra, int count, MPI_Request *reqs, int 
     MPI_Status stackst[16];
     MPI_Request *old = count <= 16 ? stackold : malloc(sizeof(MPI_Request) * (size_t)count);
     MPI_Status *st = count <= 16 ? stackst : malloc(sizeof(MPI_Status) * (size_t)count);
-    memcpy(old, reqs, sizeof(MPI_Request) * (size_t)count);
+    if (old == NULL || st == NULL) { /* out of memory: the program's call, unchecked */
+        if (old != stackold)
+            free(old);
+        if (st != stackst)
+            free(st);
+        goto plain;
+    }
+    if (count > 0) /* a count of 0 may come with a NULL array */
+        memcpy(old, reqs, sizeof(MPI_Request) * (size_t)count);
     /* What the call does not set (MPI_ERROR of a single completion) stays the program's. */
     if (mode == 0 || mode == 2) {
         if (statuses != MPI_STATUS_IGNORE)
             st[0] = statuses[0];
-    } else if (statuses != MPI_STATUSES_IGNORE) {
+    } else if (statuses != MPI_STATUSES_IGNORE && count > 0) {
         memcpy(st, statuses, sizeof(MPI_Status) * (size_t)count);
     }
     /* Nonblocking collectives: their descriptors are compared first (every rank posted its
@@ -1567,9 +1575,9 @@ static int do_wait(int which, const void *ra, int count, MPI_Request *reqs, int 
         if (statuses != MPI_STATUS_IGNORE)
             statuses[0] = st[0];
     } else if (mode == 1) {
-        if (statuses != MPI_STATUSES_IGNORE)
+        if (statuses != MPI_STATUSES_IGNORE && count > 0)
             memcpy(statuses, st, sizeof(MPI_Status) * (size_t)count);
-    } else if (statuses != MPI_STATUSES_IGNORE && oc != MPI_UNDEFINED) {
+    } else if (statuses != MPI_STATUSES_IGNORE && oc != MPI_UNDEFINED && oc > 0) {
         memcpy(statuses, st, sizeof(MPI_Status) * (size_t)oc);
     }
     if (flag)
@@ -1578,7 +1586,7 @@ static int do_wait(int which, const void *ra, int count, MPI_Request *reqs, int 
         *index = idx;
     if (outcount) {
         *outcount = oc;
-        if (oc != MPI_UNDEFINED)
+        if (oc != MPI_UNDEFINED && oc > 0)
             memcpy(indices, ind, sizeof(int) * (size_t)oc);
     }
     free(ind);
