@@ -2,6 +2,8 @@
  * a job across hosts runs (docs/DESIGN.md, "Launching across hosts"). */
 #include "mpiexec.h"
 
+#include "fy_addr.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ifaddrs.h>
@@ -267,17 +269,9 @@ int fy_mpx_find_proxy(char *out, size_t len)
 
 int fy_mpx_listen_at(fy_mpx_listen_t *L, const char *addr)
 {
-    struct sockaddr_storage ss = {0};
+    struct sockaddr_storage ss;
     socklen_t sl;
-    struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-    if (inet_pton(AF_INET, addr, &s4->sin_addr) == 1) {
-        s4->sin_family = AF_INET;
-        sl = sizeof(*s4);
-    } else if (inet_pton(AF_INET6, addr, &s6->sin6_addr) == 1) {
-        s6->sin6_family = AF_INET6;
-        sl = sizeof(*s6);
-    } else {
+    if (fy_addr_parse(addr, 0, &ss, &sl) != 0) { /* port 0: the kernel chooses */
         errno = EINVAL;
         return -1;
     }

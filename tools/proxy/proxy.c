@@ -16,6 +16,7 @@
 #include "mpiexec.h"
 #include "pxwire.h"
 
+#include "fy_addr.h"
 #include "fy_sha256.h"
 
 #include <arpa/inet.h>
@@ -126,21 +127,10 @@ static int connect_any(const char *list, int port)
     if (copy == NULL)
         die("out of memory");
     for (char *a = strtok_r(copy, ",", &save); a != NULL && n < 32; a = strtok_r(NULL, ",", &save)) {
-        struct sockaddr_storage ss = {0};
+        struct sockaddr_storage ss;
         socklen_t sl;
-        struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-        if (inet_pton(AF_INET, a, &s4->sin_addr) == 1) {
-            s4->sin_family = AF_INET;
-            s4->sin_port = htons((uint16_t)port);
-            sl = sizeof(*s4);
-        } else if (inet_pton(AF_INET6, a, &s6->sin6_addr) == 1) {
-            s6->sin6_family = AF_INET6;
-            s6->sin6_port = htons((uint16_t)port);
-            sl = sizeof(*s6);
-        } else {
+        if (fy_addr_parse(a, port, &ss, &sl) != 0)
             die("'%s' is not an address", a);
-        }
         int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (fd < 0)
             continue;

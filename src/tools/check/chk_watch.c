@@ -13,6 +13,7 @@
  * The wire is text, one message a line; see the top of check_server.c. */
 #include "chk_watch.h"
 
+#include "fy_addr.h"
 #include "fy_sha256.h"
 
 #include <arpa/inet.h>
@@ -571,21 +572,10 @@ static void tohex(const uint8_t *in, size_t n, char *out)
 /* One address of the list, within the time left; the socket, or -1. */
 static int connect_one(const char *a, int port, long long until)
 {
-    struct sockaddr_storage ss = {0};
+    struct sockaddr_storage ss;
     socklen_t sl;
-    struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-    if (inet_pton(AF_INET, a, &s4->sin_addr) == 1) {
-        s4->sin_family = AF_INET;
-        s4->sin_port = htons((uint16_t)port);
-        sl = sizeof(*s4);
-    } else if (inet_pton(AF_INET6, a, &s6->sin6_addr) == 1) {
-        s6->sin6_family = AF_INET6;
-        s6->sin6_port = htons((uint16_t)port);
-        sl = sizeof(*s6);
-    } else {
+    if (fy_addr_parse(a, port, &ss, &sl) != 0)
         return -1;
-    }
     int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -1;

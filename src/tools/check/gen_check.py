@@ -16,6 +16,11 @@ import os
 import re
 import sys
 
+# The prototypes are parsed as the library's own generator parses them (one parser for both).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..',
+                                'tools', 'gen'))
+from gen_api import parse_args as split_params  # noqa: E402
+
 PROTO_RE = re.compile(r'^(?P<ret>[\w ]+?)\s*\bMPI_(?P<name>\w+)\((?P<args>.*)\)$')
 DEF_RE = re.compile(r'^int\s+MPI_(\w+)\s*\(', re.M)
 
@@ -73,27 +78,6 @@ OTHER_BLOCKING = re.compile(r'^(Win_fence|Win_wait|Win_complete|Win_start|Win_lo
                             r'Win_create\w*|Win_allocate\w*|Win_free|Comm_spawn\w*|Comm_accept|'
                             r'Comm_connect|Intercomm_create\w*|Comm_create\w*|Comm_split\w*|Comm_dup\w*|'
                             r'Cart_create|Graph_create|Dist_graph_create\w*|Cart_sub|Intercomm_merge)$')
-
-
-def split_params(args):
-    if args.strip() == 'void':
-        return []
-    out, depth, cur = [], 0, ''
-    for ch in args:
-        if ch == ',' and depth == 0:
-            out.append(cur.strip())
-            cur = ''
-            continue
-        depth += ch in '(['
-        depth -= ch in ')]'
-        cur += ch
-    if cur.strip():
-        out.append(cur.strip())
-    params = []
-    for p in out:
-        m = re.search(r'(\w+)\s*(\[[^\]]*\])*\s*$', p)
-        params.append((p, m.group(1)))
-    return params
 
 
 def wrapper(name, args, coll_ids):
