@@ -21,12 +21,19 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     printf("up %d %d\n", rank, (int)getpid());
     fflush(stdout);
-    for (int i = 0; i < 6000 && access(argv[1], F_OK) != 0; i++) {
-        MPI_Barrier(MPI_COMM_WORLD);
+    /* Rank 0 looks for the file and tells the other: were each rank to look for itself, one
+     * could see it an iteration before the other and call MPI_Bcast below against the other's
+     * next collective of this loop, and the job would hang (a collective mismatch; it did,
+     * under load, about one run in eight). */
+    int all = 0;
+    for (int i = 0; i < 6000; i++) {
+        all = rank == 0 && access(argv[1], F_OK) == 0;
+        MPI_Barrier(MPI_COMM_WORLD); /* rank 0 receives: its progress serves the strays */
+        MPI_Bcast(&all, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (all)
+            break;
         usleep(10000);
     }
-    int go = access(argv[1], F_OK) == 0, all = 0;
-    MPI_Allreduce(&go, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (rank == 0)
         x = 12345;
     MPI_Bcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD);
