@@ -11,9 +11,6 @@ S=$FY_SRC/tests/check/src
 fail=0
 err() { echo "FAIL: $*"; fail=1; }
 
-build() {
-    "$FY_BUILD/bin/mpicc" -g -O0 -o "$1" "$S/$1.c" 2> "$1.cc" || { err "$1 does not compile: $(head -5 "$1.cc")"; return 1; }
-}
 # where PROG MARK: "prog.c:LINE" of the line holding /* MARK */
 where() {
     local l

@@ -9,9 +9,6 @@ checker_skip_if_absent
 S=$FY_SRC/tests/check/src
 fail=0
 err() { echo "FAIL: $*"; fail=1; }
-build() {
-    "$FY_BUILD/bin/mpicc" -g -O0 -o "$1" "$S/$1.c" 2> "$1.cc" || { err "$1 does not compile: $(head -5 "$1.cc")"; return 1; }
-}
 # clean PROG NPROCS [ARGS...]: exits 0 with no "ferry check:" line.
 clean() {
     local p=$1 n=$2

@@ -46,6 +46,21 @@ def parse_args(args):
     return params
 
 
+def read_functions(path, who):
+    """Returns [(return type, name without MPI_, arguments)] for each prototype of path."""
+    funcs = []
+    with open(path) as fh:
+        for line in fh:
+            line = line.strip()
+            if not line or line.startswith('#'):
+                continue
+            m = PROTO_RE.match(line)
+            if not m:
+                sys.exit(f'{who}: cannot parse prototype: {line}')
+            funcs.append((m.group('ret').strip(), m.group('name'), m.group('args').strip()))
+    return funcs
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--header-in', required=True)
@@ -62,16 +77,7 @@ def main():
             with open(os.path.join(o.api_dir, f)) as fh:
                 implemented.update(DEF_RE.findall(fh.read()))
 
-    funcs = []
-    with open(o.functions) as fh:
-        for line in fh:
-            line = line.strip()
-            if not line or line.startswith('#'):
-                continue
-            m = PROTO_RE.match(line)
-            if not m:
-                sys.exit(f'gen_api: cannot parse prototype: {line}')
-            funcs.append((m.group('ret').strip(), m.group('name'), m.group('args').strip()))
+    funcs = read_functions(o.functions, 'gen_api')
 
     known = {n for _, n, _ in funcs}
     stray = implemented - known - HANDWRITTEN
