@@ -23,7 +23,7 @@ const REGION = 6;
 const CLASS_COLOR = ['#3b7dd8', '#e4572e', '#f0b429', '#8e5ad8', '#2aa876', '#9aa3ad', '#4fb3bf'];
 const CLASS_LABEL = ['point-to-point', 'collective', 'wait/test', 'one-sided', 'sync', 'other',
                      'user region'];
-const REGION_COLORS = ['#4fb3bf', '#7bc96f', '#c58fd6', '#e8a87c', '#6c9bd2', '#d4a5a5'];
+const REGION_COLORS = ['#4fb3bf', '#3f8f99', '#7cc7c9', '#2f7f8a', '#5fa8b0', '#8fbfc4'];
 const LOD_BINS = 16384;     /* base bins of the coverage pyramid over the whole trace */
 const LOD_MIN = 4096;       /* lists shorter than this never need the pyramid */
 const ARROW_MAX = 3000;     /* arrows drawn at most; beyond, a note says to zoom in */
@@ -41,6 +41,9 @@ window.fyView = {
     zoom: (f) => { zoomAt(f, 0.5); drawTimelineNow(); },
     reset: () => { resetWindow(); drawTimelineNow(); },
     duration: () => S.dur,
+    /* where the last timeline draw put things, in CSS pixels of the canvas */
+    layout: () => ({ labelW: LABEL_W, plotW: TL.plotW, t0: TL.t0, pxNs: TL.pxNs, callH: callH(),
+                     callTop: S.calls.map((_, r) => callTop(r)), labels: TL.labels }),
     error: () => S.error || null,
 };
 
@@ -88,7 +91,8 @@ async function inflate(bytes) {
     try {
         return await new Response(stream).arrayBuffer();
     } catch (e) {
-        throw new Error(`the data block does not inflate (zlib): ${e.message}`);
+        /* the browser's reason ("Failed to fetch") says nothing useful here */
+        throw new Error('the data block does not inflate: it is not a zlib (RFC 1950) stream, or it is cut short');
     }
 }
 
@@ -381,11 +385,13 @@ function drawTimelineNow() {
     ctx.textBaseline = 'middle';
     ctx.clearRect(0, 0, TL.W, TL.H);
     /* rows, labels */
+    TL.labels = [];
     for (let r = 0; r < R; r++) {
         ctx.fillStyle = r % 2 ? '#f6f7f8' : '#ffffff';
         ctx.fillRect(0, rowY(r), TL.W, TL.rowH);
         ctx.fillStyle = '#1d232a';
-        ctx.fillText(clipText(ctx, `rank ${r} (${hostOf(r)})`, LABEL_W - 10), 6, rowY(r) + TL.rowH / 2);
+        TL.labels.push(`rank ${r} (${hostOf(r)})`);
+        ctx.fillText(clipText(ctx, TL.labels[r], LABEL_W - 10), 6, rowY(r) + TL.rowH / 2);
     }
     ctx.save();
     ctx.translate(LABEL_W, 0);
@@ -417,9 +423,9 @@ function drawTimelineNow() {
     S.stats.timeline = st;
     $('tl-range').textContent = `${fmtNs(t0)} – ${fmtNs(t1)} (${fmtNs(t1 - t0)} shown of ${fmtNs(S.dur)})`;
     const notes = [];
-    if (st.arrowsInView > st.arrows)
-        notes.push(`${fmtCount(st.arrowsInView)} messages in view: zoom in to see their arrows.`);
-    if (st.collHidden) notes.push(`${fmtCount(st.collHidden)} collectives in view: zoom in to see them grouped.`);
+    if (st.arrowsInView > st.arrows + st.unmatched)
+        notes.push(`${st.arrowsMore ? 'Over ' : ''}${fmtCount(st.arrowsInView)} messages in view: zoom in to see their arrows.`);
+    if (st.collHidden) notes.push(`Over ${fmtCount(st.collHidden - 1)} collectives in view: zoom in to see them grouped.`);
     if (st.coverageRows) notes.push('Where calls are denser than the pixels, each pixel column shows the share of time in each class.');
     $('tl-note').textContent = notes.join(' ');
     if (S.current === 'timeline') setReady('1');
@@ -563,9 +569,10 @@ function messagesIn(t0, t1, fn) {
 function drawArrows(ctx, st) {
     const c = S.cols, { t0, pxNs } = TL, t1 = t0 + TL.plotW * pxNs, list = [];
     const complete = messagesIn(t0, t1, (j) => list.push(j));
-    st.arrowsInView = complete ? list.length : Infinity;
+    st.arrowsInView = list.length;
+    st.arrowsMore = !complete;      /* more in view than were counted */
     S.drawnArrows = [];
-    if (!complete || list.length > ARROW_MAX) { st.arrowsInView = Math.max(list.length, SCAN_MAX); return; }
+    if (!complete || list.length > ARROW_MAX) return;
     ctx.lineWidth = 1;
     for (const j of list) {
         const xs = (c.msg_send[j] - t0) / pxNs, ys = callTop(c.msg_src[j]) + callH() / 2;
@@ -614,13 +621,14 @@ function membersOf(k) {
 function collectivesInView(st) {
     const c = S.cols, n = c.coll_start.length, { t0, pxNs } = TL, t1 = t0 + TL.plotW * pxNs;
     const ord = S.collOrd, at = (i) => (ord ? ord[i] : i), list = [];
+    const cap = Math.min(COLL_MAX, Math.floor(TL.plotW / 3));  /* a few pixels each, or none */
     let a = 0, b = n;
     while (a < b) { const m = (a + b) >> 1; if (c.coll_start[at(m)] < t0 - S.maxColl) a = m + 1; else b = m; }
     for (let i = a; i < n; i++) {
         const k = at(i);
         if (c.coll_start[k] > t1) break;
         if (c.coll_end[k] >= t0) list.push(k);
-        if (list.length > COLL_MAX) { st.collHidden = list.length; return null; }
+        if (list.length > cap) { st.collHidden = list.length; return null; }
     }
     return list.map((k) => [k, membersOf(k)]).filter((e) => e[1].length);
 }
@@ -1016,7 +1024,7 @@ function drawMatrix() {
         tip(ev, `rank ${a} → rank ${b}\n${fmtBytes(by)} (${by} bytes)${ms !== null ? `\n${ms} messages` : ''}`);
     };
     cv.onmouseleave = (ev) => tip(ev, null);
-    S.stats.matrix = { what, src: data.src, values: M, max };
+    S.stats.matrix = { what, src: data.src, values: M, max, cell, left, top };
 }
 
 /* ---------- message sizes ---------- */
