@@ -4,14 +4,14 @@ data model `ferry view` writes (docs/plan-trace.md, "The view's data model"): th
 JS, a meta JSON block and base64 of the zlib-deflated binary columns. The tests of tests/view use
 it to have pages whose content they know; it also builds big pages for the opening-time bench.
 
-    make_view.py ring OUT.html [--rounds N] [--no-profile] [--expect FILE.json]
+    make_view.py ring OUT.html [--rounds N] [--no-profile] [--unmatched] [--expect FILE.json]
                                [--break base64|zlib|size]
     make_view.py big OUT.html --ranks R --per-rank N [--expect FILE.json]   (needs numpy)
 
 `ring`: 4 ranks; each round every rank computes (longer on higher ranks), sends 2^(6+round)
 bytes to the next rank, receives from the previous one, then all enter an MPI_Allreduce (rank r
 late by 5r µs); user regions "solve" (depth 1, all rounds) and "exchange" (depth 2, per round).
-`--expect` writes what the page must show (message count, matrix, histogram bins, ...).
+`--unmatched` adds a send from rank 2 to rank 0 that nothing received. `--expect` writes what the page must show (message count, matrix, histogram bins, ...).
 `--break` spoils the data block: not base64, not zlib, or a wrong raw size.
 """
 
@@ -133,6 +133,9 @@ def ring(args):
             i = next(i for i, v in enumerate(lst) if v[2] is None)
             st = lst[i][0]
             lst[i] = (st, recv_end[r] + 1 * US - st, NID["exchange"], 2)
+    if args.unmatched:
+        # a send from rank 2 to rank 0 that no receive matched (recv NaN), in the last round
+        msgs.append((100 * US + (N - 1) * T + 45 * US, math.nan, 2, 0, 99, 4096))
     fin = end_rounds + 20 * US
     for r in range(R):
         ivs[r].append((fin, 30 * US, NID["MPI_Finalize"], 0))
@@ -245,6 +248,8 @@ def ring(args):
                     h["bytes"] += b["bytes"]
         first = ivs[0]
         exp = {"ranks": R, "rounds": N, "messages": len(msgs), "collectives": len(colls),
+               "unmatched": int(args.unmatched),
+               "unmatched_ns": 100 * US + (N - 1) * T + 45 * US if args.unmatched else None,
                "intervals": len(starts), "duration_ns": duration,
                "matrix_bytes": mat_b, "matrix_msgs": mat_m,
                "histogram": sorted(hist.values(), key=lambda b: (b["lo"], b["hi"])),
@@ -286,7 +291,7 @@ def big(args):
         parts["s"].append(s[order]); parts["d"].append(d[order]); parts["n"].append(n[order])
         parts["dep"].append(dep[order]); parts["r"].append(np.full(len(s), r, dtype=np.uint16))
         rank_off.append(rank_off[-1] + len(s))
-        duration = max(duration, float(s.max() + d.max()))
+        duration = max(duration, float((s + d).max()))
     M = R * N // 4
     msend = np.sort(rng.uniform(0, duration * 0.99, M))
     mrecv = msend + rng.exponential(3000.0, M)
@@ -332,6 +337,7 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--no-profile", action="store_true")
+    ap.add_argument("--unmatched", action="store_true", help="ring: add a send never received")
     ap.add_argument("--break", dest="brk", choices=["base64", "zlib", "size"])
     ap.add_argument("--ranks", type=int, default=8)
     ap.add_argument("--per-rank", type=int, default=100000)

@@ -8,8 +8,9 @@
 # (one round: 4 arrows, 1 group); panning by drag; the profile tables (sorting by column), the
 # matrix (bytes and messages equal the data, hover) and the histogram (bins equal the data);
 # each view opened directly by its URL fragment. Again on the same trace without a profile
-# (tables, matrix and histogram computed from the trace). Screenshots: *.png in the working
-# directory (FY_VIEW_KEEP=DIR copies them there).
+# (tables, matrix and histogram computed from the trace) and with a send nothing received (a
+# red cross, not an arrow). Screenshots: *.png in the working directory (FY_VIEW_KEEP=DIR copies
+# them there).
 . "$(dirname "${BASH_SOURCE[0]}")/pw_env.inc"
 fy_view_setup
 
@@ -17,12 +18,13 @@ python3 "$FY_VIEW_DIR/make_view.py" ring ring.html --expect ring.json || fy_view
 fy_view_run "ring page with a profile" "$FY_VIEW_PY" "$FY_VIEW_DIR/view_check.py" ring ring.html ring.json
 
 mkdir -p noprofile
-python3 "$FY_VIEW_DIR/make_view.py" ring noprofile/ring.html --no-profile --rounds 3 \
+python3 "$FY_VIEW_DIR/make_view.py" ring noprofile/ring.html --no-profile --rounds 3 --unmatched \
     --expect noprofile/ring.json || fy_view_fail "make_view.py ring --no-profile"
 (cd noprofile && fy_view_run "ring page without a profile" "$FY_VIEW_PY" "$FY_VIEW_DIR/view_check.py" \
     ring ring.html ring.json --no-profile) || exit 1
 
 if [ -n "${FY_VIEW_KEEP:-}" ]; then
-    mkdir -p "$FY_VIEW_KEEP" && cp ./*.png "$FY_VIEW_KEEP/"
+    mkdir -p "$FY_VIEW_KEEP" && cp ./*.png "$FY_VIEW_KEEP/" &&
+        for f in noprofile/*.png; do cp "$f" "$FY_VIEW_KEEP/noprofile-${f#noprofile/}"; done
 fi
 echo "PASS"

@@ -113,7 +113,9 @@ def check_ring(browser, page, exp, no_profile):
     st = p.stats()["timeline"]
     R, M = exp["ranks"], exp["messages"]
     check(st["rows"] == R, f"timeline: {R} rows (got {st['rows']})")
-    check(st["arrows"] == M, f"timeline: all {M} message arrows at full view (got {st['arrows']})")
+    U = exp["unmatched"]
+    check(st["arrows"] == M - U, f"timeline: all {M - U} message arrows at full view (got {st['arrows']})")
+    check(st["unmatched"] == U, f"timeline: {U} unmatched sends marked (got {st['unmatched']})")
     check(st["collectives"] == exp["collectives"],
           f"timeline: {exp['collectives']} collective groups (got {st['collectives']})")
     check(st["boxes"] == exp["intervals"], f"timeline: {exp['intervals']} boxes (got {st['boxes']})")
@@ -192,6 +194,12 @@ def check_ring(browser, page, exp, no_profile):
     check(st["arrows"] == R, f"one round in view: {R} arrows (got {st['arrows']})")
     check(st["collectives"] == 1, f"one round in view: 1 collective group (got {st['collectives']})")
     p.shot("timeline-round")
+    if U and exp["unmatched_ns"] is not None and s0 <= exp["unmatched_ns"] <= s1:
+        _, _, px, py = canvas_point(p, exp["unmatched_ns"], 2)
+        p.pg.mouse.move(px + 2, py + 2)
+        tip = p.js("document.getElementById('fy-tip').textContent")
+        check("never received" in tip and "rank 2 → rank 0" in tip,
+              f"timeline: the unmatched send's cross has its tooltip ({tip!r})")
 
     # Drag to pan: the window moves by the drag, its span stays.
     lay = p.js("fyView.layout()")
@@ -335,6 +343,7 @@ def bench_open(browser, page):
     print(f"open: {wall:.2f} s from navigation to ready (in-page {p.js('performance.now()') / 1000:.2f} s); "
           f"{st['load']['intervals']} intervals, {st['load']['messages']} messages, "
           f"{os.path.getsize(page) / 2**20:.0f} MiB of HTML")
+    print(f"phases (ms since navigation): {st['load']['ms']}")
     for f in ("fyView.zoom(8)", "fyView.zoom(64)", "fyView.zoom(64)", "fyView.reset()"):
         t = time.monotonic()
         p.js(f)

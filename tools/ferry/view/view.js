@@ -136,12 +136,16 @@ async function load() {
     if (meta.version !== 1) throw new Error(`meta version ${meta.version} is not 1`);
     if (!(meta.ranks > 0)) throw new Error(`meta.ranks is ${meta.ranks}`);
     S.meta = meta;
+    const ms = S.phases = { script: performance.now() };
     const bytes = base64Bytes(dataEl.textContent.trim());
+    ms.base64 = performance.now();
     const buf = bytes.length ? await inflate(bytes) : new ArrayBuffer(0);
+    ms.inflate = performance.now();
     if (meta.raw_bytes !== undefined && buf.byteLength !== meta.raw_bytes)
         throw new Error(`the data inflates to ${buf.byteLength} bytes, the meta says ${meta.raw_bytes}`);
     S.cols = columns(meta, buf);
     index();
+    ms.index = performance.now();
 }
 
 /* ---------- indexes built once ---------- */
@@ -578,11 +582,14 @@ function drawArrows(ctx, st) {
         const xs = (c.msg_send[j] - t0) / pxNs, ys = callTop(c.msg_src[j]) + callH() / 2;
         const rv = c.msg_recv[j];
         if (rv !== rv) {     /* unmatched: a cross at the send */
-            ctx.strokeStyle = '#c0392b';
+            ctx.strokeStyle = '#b0160a';
+            ctx.lineWidth = 2.5;
             ctx.beginPath();
-            ctx.moveTo(xs - 3, ys - 3); ctx.lineTo(xs + 3, ys + 3);
-            ctx.moveTo(xs + 3, ys - 3); ctx.lineTo(xs - 3, ys + 3);
+            ctx.moveTo(xs - 5, ys - 5); ctx.lineTo(xs + 5, ys + 5);
+            ctx.moveTo(xs + 5, ys - 5); ctx.lineTo(xs - 5, ys + 5);
             ctx.stroke();
+            ctx.lineWidth = 1;
+            S.drawnArrows.push([j, xs, ys, xs, ys]);
             st.unmatched++;
             continue;
         }
@@ -738,9 +745,11 @@ function timelineHover(ev) {
     if (x < LABEL_W || y < AXIS_H) return tip(ev, null);
     const c = S.cols, px = x - LABEL_W;
     for (const [j, xs, ys, xr, yr] of S.drawnArrows || []) {
-        if (segDist(px, y, xs, ys, xr, yr) < 3) {
+        const rv = c.msg_recv[j];
+        if (segDist(px, y, xs, ys, xr, yr) < (rv === rv ? 3 : 6)) {
             return tip(ev, `message rank ${c.msg_src[j]} → rank ${c.msg_dst[j]}, tag ${c.msg_tag[j]}, ${fmtBytes(c.msg_bytes[j])}\n` +
-                           `sent at ${fmtNs(c.msg_send[j])}, received at ${fmtNs(c.msg_recv[j])} (${fmtNs(c.msg_recv[j] - c.msg_send[j])} later)`);
+                           `sent at ${fmtNs(c.msg_send[j])}, ` + (rv === rv ? `received at ${fmtNs(rv)} (${fmtNs(rv - c.msg_send[j])} later)`
+                                                                             : 'never received (no matching receive in the trace)'));
         }
     }
     const r = Math.floor((y - AXIS_H) / TL.rowH);
@@ -769,7 +778,8 @@ function setupTimeline() {
     });
     const extra = document.createElement('span');
     extra.innerHTML = '<i style="background:rgba(228,87,46,0.25);border:1px solid #a03214"></i>collective instance' +
-                      ' <i style="background:rgba(90,20,0,0.6);height:4px"></i>waiting for the last rank';
+                      ' <i style="background:rgba(90,20,0,0.6);height:4px"></i>waiting for the last rank' +
+                      ' <b style="color:#b0160a">✕</b> a send never received';
     lg.appendChild(extra);
     cv.addEventListener('wheel', (ev) => {
         ev.preventDefault();
@@ -978,11 +988,13 @@ function drawMatrix() {
     const M = (what === 'msgs' ? data.msgs : data.bytes) || data.bytes;
     $('mx-src').textContent = `${what === 'msgs' ? 'messages' : 'bytes'} sent, ${data.src}; rows: sender, columns: receiver`;
     const cell = Math.max(6, Math.min(64, Math.floor(640 / R)));
-    const left = 70, top = 50, w = left + R * cell + 120, h = top + R * cell + 20;
+    const left = 70, top = 50, w = left + R * cell + 120, h = top + Math.max(80, R * cell) + 34;
     const cv = $('mx-canvas'), ctx = sizeCanvas(cv, w, h);
-    let max = 0;
-    for (const row of M) for (const v of row) if (v > max) max = v;
-    const scale = (v) => (max > 0 ? Math.log1p(v) / Math.log1p(max) : 0);
+    /* a log scale from the smallest non-zero cell to the largest; empty cells stay white */
+    let max = 0, min = Infinity;
+    for (const row of M) for (const v of row) { if (v > max) max = v; if (v > 0 && v < min) min = v; }
+    const span = max > min ? Math.log(max / min) : 0;
+    const scale = (v) => (v <= 0 ? 0 : 0.15 + 0.85 * (span ? Math.log(v / min) / span : 1));
     const fmt = what === 'msgs' ? fmtCount : fmtBytes;
     ctx.font = '11px system-ui, "DejaVu Sans", sans-serif';
     ctx.textBaseline = 'middle';
@@ -1010,12 +1022,17 @@ function drawMatrix() {
     ctx.save(); ctx.translate(16, top + R * cell / 2); ctx.rotate(-Math.PI / 2); ctx.fillText('sender →', 0, 0); ctx.restore();
     /* the colour scale */
     const sx = left + R * cell + 24, sh = Math.max(80, R * cell);
-    for (let y = 0; y < sh; y++) { ctx.fillStyle = heat(1 - y / sh); ctx.fillRect(sx, top + y, 14, 1); }
+    for (let y = 0; y < sh; y++) { ctx.fillStyle = heat(0.15 + 0.85 * (1 - y / sh)); ctx.fillRect(sx, top + y, 14, 1); }
+    ctx.fillStyle = heat(0);
+    ctx.strokeStyle = '#d5d9dd';
+    ctx.fillRect(sx, top + sh + 8, 14, 10);
+    ctx.strokeRect(sx + 0.5, top + sh + 8.5, 13, 9);
     ctx.textAlign = 'left';
     ctx.fillStyle = '#1d232a';
     ctx.fillText(fmt(max), sx + 18, top + 4);
-    ctx.fillText('0', sx + 18, top + sh - 4);
+    if (max > 0) ctx.fillText(fmt(min), sx + 18, top + sh - 4);
     ctx.fillText('(log)', sx + 18, top + sh / 2);
+    ctx.fillText('none', sx + 18, top + sh + 13);
     cv.onmousemove = (ev) => {
         const r = cv.getBoundingClientRect(), x = ev.clientX - r.left - left, y = ev.clientY - r.top - top;
         const b = Math.floor(x / cell), a = Math.floor(y / cell);
@@ -1136,13 +1153,15 @@ async function main() {
     $('fy-title').textContent = `Ferry view: ${m.program || 'trace'}`;
     $('fy-sub').textContent = `${m.ranks} ranks · ${fmtNs(S.dur)} · ${fmtCount(c.iv_start.length)} intervals · ` +
                               `${fmtCount(c.msg_send.length)} messages · ${fmtCount(c.coll_start.length)} collectives`;
-    S.stats.load = { intervals: c.iv_start.length, messages: c.msg_send.length, collectives: c.coll_start.length,
-                     ms: Math.round(performance.now()) };
+    S.stats.load = { intervals: c.iv_start.length, messages: c.msg_send.length, collectives: c.coll_start.length };
     showNotes();
     setupTimeline();
     for (const r of document.querySelectorAll('input[name="mx-what"]')) r.onchange = () => { drawMatrix(); };
     window.addEventListener('hashchange', route);
     route();
+    /* milliseconds since navigation at the end of each phase of opening, for the bench */
+    S.stats.load.ms = Object.fromEntries(Object.entries({ ...S.phases, drawn: performance.now() })
+                                         .map(([k, v]) => [k, Math.round(v)]));
 }
 
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', main);
