@@ -226,7 +226,7 @@ def ring(args):
     meta = {
         "version": 1, "program": "ring", "ranks": R, "hosts": profile["hosts"],
         "duration_ns": duration, "names": NAMES, "name_class": [CLASS[n] for n in NAMES],
-        "comms": [{"uid": "0", "size": R}],
+        "comms": [{"uid": "0", "size": R, "members": list(range(R))}],
         "profile": None if args.no_profile else profile,
         "notes": ["a note from the trace: synthetic, 4 ranks"],
         "columns": colmeta,
@@ -249,6 +249,7 @@ def ring(args):
         first = ivs[0]
         exp = {"ranks": R, "rounds": N, "messages": len(msgs), "collectives": len(colls),
                "unmatched": int(args.unmatched),
+               "coll_count": R * N, "coll_wait_s": sum(wait),
                "unmatched_ns": 100 * US + (N - 1) * T + 45 * US if args.unmatched else None,
                "intervals": len(starts), "duration_ns": duration,
                "matrix_bytes": mat_b, "matrix_msgs": mat_m,

@@ -230,6 +230,11 @@ def check_ring(browser, page, exp, no_profile):
               "profile: the collectives table")
         check(p.js("document.querySelectorAll('table[data-table=sites] tbody tr').length") == 2,
               "profile: the call sites table")
+    co = p.stats()["profile"]["collectives"]
+    check(len(co) == 1 and co[0]["name"] == "MPI_Allreduce" and co[0]["count"] == exp["coll_count"]
+          and near(co[0]["wait_s"], exp["coll_wait_s"], 1e-9),
+          f"profile: Allreduce's count and wait for the last rank ({exp['coll_count']}, "
+          f"{exp['coll_wait_s']:.6f} s): {co}")
     first = lambda: p.js("document.querySelector('table[data-table=calls] tbody tr td').textContent")
     counts = lambda: p.js("Array.from(document.querySelectorAll('table[data-table=calls] tbody tr'))"
                           ".map(r => +r.cells[1].textContent)")

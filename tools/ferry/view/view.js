@@ -608,16 +608,25 @@ function drawArrows(ctx, st) {
     }
 }
 
-/* A collective instance's members: the ranks with a call of its name entering between its first
- * and last entries. */
-function membersOf(k) {
+/* A collective instance's members, [rank, entry, duration] in rank order: on each rank of its
+ * communicator (meta.comms[i].members when the page has it, else any rank, at most the
+ * communicator's size), the call of its name entering between its first and last entries and not
+ * yet `claimed` by another instance (two halves of a split running the same collective at once). */
+function membersOf(k, claimed) {
     const c = S.cols, out = [], name = c.coll_name[k], a = c.coll_start[k], b = c.coll_last_in[k];
-    for (let r = 0; r < S.meta.ranks; r++) {
-        const l = S.calls[r];
+    const cm = (S.meta.comms || [])[c.coll_comm[k]] || {};
+    const ranks = Array.isArray(cm.members) ? cm.members.filter((r) => r >= 0 && r < S.meta.ranks).sort((x, y) => x - y) : null;
+    const limit = cm.size > 0 ? cm.size + (cm.remote_size || 0) : S.meta.ranks;
+    const nr = ranks ? ranks.length : S.meta.ranks;
+    for (let q = 0; q < nr && out.length < limit; q++) {
+        const r = ranks ? ranks[q] : q, l = S.calls[r];
         for (let i = lowerBound(l, a - 1); i < l.n; i++) {
             const j = ix(l, i);
             if (c.iv_start[j] > b + 1) break;
-            if (c.iv_name[j] === name) { out.push([r, c.iv_start[j]]); break; }
+            if (c.iv_name[j] !== name || (claimed && claimed.has(j))) continue;
+            if (claimed) claimed.add(j);
+            out.push([r, c.iv_start[j], c.iv_dur[j]]);
+            break;
         }
     }
     return out;
@@ -637,7 +646,8 @@ function collectivesInView(st) {
         if (c.coll_end[k] >= t0) list.push(k);
         if (list.length > cap) { st.collHidden = list.length; return null; }
     }
-    return list.map((k) => [k, membersOf(k)]).filter((e) => e[1].length);
+    const claimed = new Set();
+    return list.map((k) => [k, membersOf(k, claimed)]).filter((e) => e[1].length);
 }
 
 /* Under the calls: a shade over each instance's span and members' rows. */
@@ -646,8 +656,7 @@ function shadeCollectives(ctx, list) {
     ctx.fillStyle = 'rgba(228, 87, 46, 0.12)';
     for (const [k, mem] of list) {
         const x0 = (c.coll_start[k] - t0) / pxNs, x1 = (c.coll_end[k] - t0) / pxNs;
-        const y0 = callTop(mem[0][0]) - 1, y1 = callTop(mem[mem.length - 1][0]) + callH() + 1;
-        ctx.fillRect(x0, y0, Math.max(1, x1 - x0), y1 - y0);
+        for (const [r] of mem) ctx.fillRect(x0, callTop(r) - 1, Math.max(1, x1 - x0), callH() + 2);
     }
 }
 
@@ -894,19 +903,48 @@ function profileFromTrace() {
     const totalMpi = perRank.reduce((a, p) => a + p.mpi_s, 0);
     const calls = [...byName.values()].map((e) => ({ ...e, mean_us: e.total_s * 1e6 / e.count,
                                                      pct_mpi: totalMpi ? 100 * e.total_s / totalMpi : 0 }));
-    return { per_rank: perRank, calls, sites: [], collectives: [], notes: [], derived: true };
+    return { per_rank: perRank, calls, sites: [], collectives: collectivesFromTrace(), notes: [] };
+}
+
+/* Per collective: the members' time in it and their wait for the last member to enter. */
+function collectivesFromTrace() {
+    const c = S.cols, n = c.coll_start.length, R = S.meta.ranks, byName = new Map();
+    if (n > 200000) return [];      /* a member search per instance: bounded */
+    const claimed = new Set(), ord = S.collOrd;
+    for (let i = 0; i < n; i++) {
+        const k = ord ? ord[i] : i;
+        let e = byName.get(c.coll_name[k]);
+        if (!e) byName.set(c.coll_name[k], e = { name: nameOf(c.coll_name[k]), count: 0, total_s: 0, wait_s: 0,
+                                                 per_rank_wait_s: new Array(R).fill(0) });
+        for (const [r, s, d] of membersOf(k, claimed)) {
+            const w = Math.max(0, c.coll_last_in[k] - s) / 1e9;
+            e.count++; e.total_s += d / 1e9; e.wait_s += w; e.per_rank_wait_s[r] += w;
+        }
+    }
+    return [...byName.values()].map((e) => ({ ...e, wait_pct: e.total_s ? 100 * e.wait_s / e.total_s : 0 }));
 }
 
 function drawProfile() {
     const sec = $('view-profile'), m = S.meta;
     sec.textContent = '';
-    const p = m.profile || profileFromTrace();
+    /* Each table from the profile when it has that part, else computed from the trace (a job
+     * whose profile was cut short, or a trace without one), and its heading says so. */
+    const prof = m.profile || {};
+    let derived = null;
+    const from = { };
+    const p = {};
+    for (const k of ['per_rank', 'calls', 'sites', 'collectives']) {
+        if ((prof[k] || []).length) { p[k] = prof[k]; continue; }
+        derived = derived || profileFromTrace();
+        p[k] = derived[k];
+        from[k] = ' (from the trace)';
+    }
     const add = (tag, text) => { const e = document.createElement(tag); e.textContent = text; sec.appendChild(e); return e; };
-    if (p.derived)
-        add('p', 'This trace came without a profile (profile.json); the tables below are computed from the trace\'s intervals.').className = 'fy-dim';
-    else if (p.wall_s !== undefined)
-        add('p', `${m.program || ''}: ${p.ranks || m.ranks} ranks, ${fS(p.wall_s)} from MPI_Init to MPI_Finalize.`);
-    add('h2', 'Time in MPI and in the application, per rank');
+    if (!m.profile)
+        add('p', 'This trace came without a profile (profile.json); the tables below are computed from the trace.').className = 'fy-dim';
+    else if (prof.wall_s !== undefined)
+        add('p', `${m.program || ''}: ${prof.ranks || m.ranks} ranks, ${fS(prof.wall_s)} from MPI_Init to MPI_Finalize.`);
+    add('h2', 'Time in MPI and in the application, per rank' + (from.per_rank || ''));
     const pr = p.per_rank || [];
     const maxT = Math.max(1e-12, ...pr.map((x) => (x.app_s || 0) + (x.mpi_s || 0)));
     sec.appendChild(sortableTable([
@@ -919,7 +957,7 @@ function drawProfile() {
             `<span class="fy-bar" style="width:${(220 * x.app_s / maxT).toFixed(1)}px;background:#c9ced3"></span>` },
     ], pr, 0, true)).dataset.table = 'per_rank';
     const calls = p.calls || [];
-    add('h2', 'MPI calls');
+    add('h2', 'MPI calls' + (from.calls || ''));
     sec.appendChild(sortableTable([
         { label: 'call', get: (x) => x.name },
         { label: 'count', get: (x) => x.count },
@@ -943,7 +981,7 @@ function drawProfile() {
         ], p.sites, 4)).dataset.table = 'sites';
     }
     if ((p.collectives || []).length) {
-        add('h2', 'Collectives: time waiting for the last rank to enter');
+        add('h2', 'Collectives: time waiting for the last rank to enter' + (from.collectives || ''));
         sec.appendChild(sortableTable([
             { label: 'collective', get: (x) => x.name },
             { label: 'count', get: (x) => x.count },
@@ -953,21 +991,24 @@ function drawProfile() {
             { label: 'waiting per rank', get: (x) => (x.per_rank_wait_s || []).map((v) => fmtNs(v * 1e9, 2)).join(' · ') },
         ], p.collectives, 3)).dataset.table = 'collectives';
     }
-    if ((p.notes || []).length) {
+    if ((prof.notes || []).length) {
         add('h2', 'Notes from the profiler');
         const ul = document.createElement('ul');
-        for (const n of p.notes) { const li = document.createElement('li'); li.textContent = n; ul.appendChild(li); }
+        for (const n of prof.notes) { const li = document.createElement('li'); li.textContent = n; ul.appendChild(li); }
         sec.appendChild(ul);
     }
-    S.stats.profile = { calls: calls.length, ranks: pr.length, derived: !!p.derived };
+    S.stats.profile = { calls: calls.length, ranks: pr.length, derived: Object.keys(from),
+                        collectives: p.collectives };
 }
 
 /* ---------- communication matrix ---------- */
 
 function matrixData() {
     const p = S.meta.profile, R = S.meta.ranks;
-    if (p && p.matrix && p.matrix.bytes) return { src: 'from the profile', bytes: p.matrix.bytes, msgs: p.matrix.msgs || null };
     const c = S.cols, bytes = [], msgs = [];
+    const sum = (M) => (M || []).reduce((a, row) => a + (row || []).reduce((x, v) => x + v, 0), 0);
+    if (p && p.matrix && p.matrix.bytes && (sum(p.matrix.msgs || p.matrix.bytes) > 0 || !c.msg_src.length))
+        return { src: 'from the profile', bytes: p.matrix.bytes, msgs: p.matrix.msgs || null };
     for (let i = 0; i < R; i++) { bytes.push(new Array(R).fill(0)); msgs.push(new Array(R).fill(0)); }
     for (let j = 0; j < c.msg_src.length; j++) {
         const a = c.msg_src[j], b = c.msg_dst[j];
