@@ -4,14 +4,16 @@ data model `ferry view` writes (docs/plan-trace.md, "The view's data model"): th
 JS, a meta JSON block and base64 of the zlib-deflated binary columns. The tests of tests/view use
 it to have pages whose content they know; it also builds big pages for the opening-time bench.
 
-    make_view.py ring OUT.html [--rounds N] [--no-profile] [--unmatched] [--expect FILE.json]
+    make_view.py ring OUT.html [--rounds N] [--no-profile] [--unmatched] [--hostile]
+                               [--expect FILE.json]
                                [--break base64|zlib|size]
     make_view.py big OUT.html --ranks R --per-rank N [--expect FILE.json]   (needs numpy)
 
 `ring`: 4 ranks; each round every rank computes (longer on higher ranks), sends 2^(6+round)
 bytes to the next rank, receives from the previous one, then all enter an MPI_Allreduce (rank r
 late by 5r µs); user regions "solve" (depth 1, all rounds) and "exchange" (depth 2, per round).
-`--unmatched` adds a send from rank 2 to rank 0 that nothing received. `--expect` writes what the page must show (message count, matrix, histogram bins, ...).
+`--unmatched` adds a send from rank 2 to rank 0 that nothing received; `--hostile` puts markup
+in a host name, the program's name and a note (it must show as text). `--expect` writes what the page must show (message count, matrix, histogram bins, ...).
 `--break` spoils the data block: not base64, not zlib, or a wrong raw size.
 """
 
@@ -57,6 +59,11 @@ def fill_page(meta, raw, out, brk=None, level=6):
         css = f.read()
     with open(os.path.join(VIEW_DIR, "view.js")) as f:
         js = f.read()
+    # What would end the elements early (or, "<!--", change how the browser reads a script).
+    for text, bad, where in ((js, "</script", "view.js"), (js, "<!--", "view.js"),
+                             (css, "</style", "view.css")):
+        if bad in text.lower():
+            raise SystemExit(f"make_view.py: {where} contains {bad!r}, which breaks the page")
     meta = dict(meta, raw_bytes=len(raw) + (8 if brk == "size" else 0))
     packed = zlib.compress(raw, level)
     if brk == "zlib":
@@ -67,7 +74,7 @@ def fill_page(meta, raw, out, brk=None, level=6):
     for k, v in (("<!--FY_STYLE-->", "<style>\n" + css + "</style>"),
                  ("<!--FY_SCRIPT-->", "<script>\n" + js + "</script>"),
                  ("<!--FY_META-->", '<script id="fy-meta" type="application/json">' +
-                  json.dumps(meta).replace("</", "<\\/") + "</script>"),
+                  json.dumps(meta).replace("<", "\\u003c") + "</script>"),
                  ("<!--FY_DATA-->", '<script id="fy-data" type="application/octet-stream">' +
                   data + "</script>")):
         if k not in html:
@@ -94,6 +101,10 @@ CLASS = {"MPI_Init": "other", "MPI_Finalize": "other", "MPI_Send": "p2p", "MPI_R
          "MPI_Barrier": "coll", "MPI_Bcast": "coll", "MPI_Put": "rma", "solve": "region",
          "exchange": "region", "step": "region"}
 NID = {n: i for i, n in enumerate(NAMES)}
+
+
+HOSTILE_HOST = "a</script><b>x"
+HOSTILE_NOTE = "<img src=x onerror=\"document.title='owned'\"> & </style>"
 
 
 def ring(args):
@@ -231,6 +242,13 @@ def ring(args):
         "notes": ["a note from the trace: synthetic, 4 ranks"],
         "columns": colmeta,
     }
+    if args.hostile:
+        # names and notes as a job could make them: markup that must stay text
+        meta["hosts"] = [HOSTILE_HOST, "b", "c", "d"]
+        meta["program"] = "ring<!--"
+        meta["notes"] = [HOSTILE_NOTE]
+    meta = {**meta,
+    }
     fill_page(meta, raw, args.out, args.brk)
     if args.expect:
         hist = {}
@@ -339,6 +357,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--no-profile", action="store_true")
     ap.add_argument("--unmatched", action="store_true", help="ring: add a send never received")
+    ap.add_argument("--hostile", action="store_true", help="ring: hosts and notes holding markup")
     ap.add_argument("--break", dest="brk", choices=["base64", "zlib", "size"])
     ap.add_argument("--ranks", type=int, default=8)
     ap.add_argument("--per-rank", type=int, default=100000)

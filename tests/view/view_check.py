@@ -3,6 +3,7 @@
 
     view_check.py ring PAGE EXPECT.json [--no-profile]   the known ring page: every view
     view_check.py broken PAGE WHAT                        a spoiled data block: the error shows
+    view_check.py hostile PAGE                            markup in names and notes stays text
     view_check.py big PAGE EXPECT.json                    a big synthetic page loads and zooms
     view_check.py open PAGE                               prints the time to open (a bench)
 
@@ -297,6 +298,23 @@ def check_broken(browser, page, what):
     p.ctx.close()
 
 
+def check_hostile(browser, page):
+    """Markup in host names, the program's name and notes shows as text and runs nothing."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from make_view import HOSTILE_HOST, HOSTILE_NOTE
+    p = Page(browser, page)
+    check(p.open("timeline") == "1", "hostile: ready")
+    labels = p.js("fyView.layout().labels")
+    check(labels[0] == f"rank 0 ({HOSTILE_HOST})", f"hostile: the host name is shown as it is ({labels[0]!r})")
+    notes = p.js("document.getElementById('fy-notes').textContent")
+    check(HOSTILE_NOTE in notes, f"hostile: the note is shown as text ({notes!r})")
+    check(p.js("document.querySelectorAll('img').length") == 0, "hostile: no element made from it")
+    check(p.js("document.title") == "Ferry view: ring<!-- — ready", f"hostile: title {p.js('document.title')!r}")
+    p.shot("hostile")
+    p.clean("hostile")
+    p.ctx.close()
+
+
 def check_big(browser, page, exp):
     p = Page(browser, page)
     t = time.monotonic()
@@ -370,6 +388,8 @@ def main():
                     check_ring(browser, page, json.load(f), "--no-profile" in sys.argv)
             elif kind == "broken":
                 check_broken(browser, page, sys.argv[3])
+            elif kind == "hostile":
+                check_hostile(browser, page)
             elif kind == "big":
                 with open(sys.argv[3]) as f:
                     check_big(browser, page, json.load(f))
