@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# timeout: 120
+# timeout: 180
 # A view page whose data block is spoiled (not base64; base64 but not zlib; inflating to another
 # size than the meta says) shows a clear message naming what is wrong, marks itself done with
 # dataset.ready = "error" (so screenshots and tests do not wait for ever), draws no empty view

@@ -335,6 +335,11 @@ def check_big(browser, page, exp):
                f".getImageData({lay['labelW'] + 20}, {y}, 400, 1).data)")
     painted = sum(1 for i in range(0, len(row), 4) if row[i:i + 3] != [255, 255, 255])
     check(painted > 300, f"big: rank 0's band is painted ({painted} of 400 px)")
+    box = p.pg.locator("#tl-canvas").bounding_box()
+    p.pg.mouse.move(box["x"] + lay["labelW"] + 300, box["y"] + lay["callTop"][0] + lay["callH"] / 2)
+    tip = p.js("document.getElementById('fy-tip').textContent")
+    check("calls" in tip and "% of the time" in tip and "outside MPI" in tip,
+          f"big: a dense pixel's tooltip gives its shares ({tip!r})")
     p.shot("big")
     steps = 0
     while p.stats()["timeline"]["coverageRows"] and steps < 40:

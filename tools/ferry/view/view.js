@@ -403,6 +403,7 @@ function drawTimelineNow() {
     ctx.rect(0, 0, pw, TL.H);
     ctx.clip();
     drawAxis(ctx, t0, t1, pw);
+    TL.modes = [];
     const colls = collectivesInView(st) || [];
     shadeCollectives(ctx, colls);
     for (let r = 0; r < R; r++) {
@@ -411,8 +412,8 @@ function drawTimelineNow() {
             const h = TL.regH / S.maxDepth;
             drawList(ctx, regs[d], rowY(r) + 2 + d * h, Math.max(2, h - 1), st);
         }
-        const mode = drawList(ctx, S.calls[r], callTop(r), callH(), st);
-        if (mode !== 'boxes') st.coverageRows++;
+        TL.modes[r] = drawList(ctx, S.calls[r], callTop(r), callH(), st);
+        if (TL.modes[r] !== 'boxes') st.coverageRows++;
     }
     markCollectives(ctx, colls, st);
     drawArrows(ctx, st);
@@ -420,6 +421,8 @@ function drawTimelineNow() {
         ctx.fillStyle = 'rgba(37, 99, 168, 0.15)';
         const a = Math.min(S.sel.x0, S.sel.x1), b = Math.max(S.sel.x0, S.sel.x1);
         ctx.fillRect(a, 0, b - a, TL.H);
+        ctx.fillStyle = '#1d3f6a';
+        ctx.fillText(fmtNs((b - a) * pxNs), b + 4, AXIS_H + 10);
     }
     ctx.restore();
     ctx.strokeStyle = '#d5d9dd';
@@ -742,6 +745,28 @@ function collectiveAt(name, s) {
     return -1;
 }
 
+/* Where calls are denser than pixels: what the pixel column under the cursor holds. */
+function describePixel(r, px) {
+    const c = S.cols, l = S.calls[r], a = TL.t0 + px * TL.pxNs, b = a + TL.pxNs;
+    const [i0, i1] = windowOf(l, a, b), share = new Float64Array(NC), count = new Uint32Array(NC);
+    const lines = [`rank ${r} (${hostOf(r)}), ${fmtNs(a)} – ${fmtNs(b)}: ${i1 - i0} calls`];
+    if (i1 - i0 > 100000) return lines[0];
+    for (let i = i0; i < i1; i++) {
+        const j = ix(l, i), k = S.nameCls[c.iv_name[j]];
+        const s = Math.max(a, c.iv_start[j]), e = Math.min(b, c.iv_start[j] + c.iv_dur[j]);
+        if (e > s) share[k] += e - s;
+        count[k]++;
+    }
+    let busy = 0;
+    for (let k = 0; k < NC; k++) {
+        if (!count[k]) continue;
+        busy += share[k];
+        lines.push(`${CLASS_LABEL[k]}: ${count[k]} calls, ${(100 * share[k] / (b - a)).toFixed(0)}% of the time`);
+    }
+    lines.push(`outside MPI: ${(100 * Math.max(0, 1 - busy / (b - a))).toFixed(0)}%`, '(zoom in to see each call)');
+    return lines.join('\n');
+}
+
 function segDist(px, py, x0, y0, x1, y1) {
     const dx = x1 - x0, dy = y1 - y0, L = dx * dx + dy * dy;
     let u = L ? ((px - x0) * dx + (py - y0) * dy) / L : 0;
@@ -769,10 +794,10 @@ function timelineHover(ev) {
         const j = hitInterval(S.regions[r][d], t, slack);
         return tip(ev, j >= 0 ? describeInterval(j, r) : null);
     }
+    if (TL.modes[r] === 'coverage') return tip(ev, describePixel(r, Math.floor(px)));
     const j = hitInterval(S.calls[r], t, slack);
     if (j < 0) return tip(ev, `rank ${r} (${hostOf(r)}): computing at ${fmtNs(t)}`);
-    const dense = S.stats.timeline && S.stats.timeline.coverageRows ? '\n(many calls per pixel here: zoom in for each one)' : '';
-    tip(ev, describeInterval(j, r) + (c.iv_dur[j] / TL.pxNs < 1 ? dense : ''));
+    tip(ev, describeInterval(j, r));
 }
 
 function setupTimeline() {
