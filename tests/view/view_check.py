@@ -5,6 +5,7 @@
     view_check.py broken PAGE WHAT                        a spoiled data block: the error shows
     view_check.py hostile PAGE                            markup in names and notes stays text
     view_check.py big PAGE EXPECT.json                    a big synthetic page loads and zooms
+    view_check.py real PAGE EXPECT.json                   a page `ferry view` wrote (fyt_gen.py's job)
     view_check.py open PAGE                               prints the time to open (a bench)
 
 Screenshots of what it checked go to the working directory (NAME.png). Exits 0 when every check
@@ -270,7 +271,11 @@ def check_ring(browser, page, exp, no_profile):
     # Histogram.
     check(p.show("histogram") == "1", "histogram: ready")
     bins = p.stats()["histogram"]["bins"]
-    check(bins == exp["histogram"], f"histogram: bins match the data {bins}")
+    used = [b for b in bins if b["count"]]
+    check(used == exp["histogram"], f"histogram: bins match the data {used}")
+    his = [b["hi"] for b in bins]
+    check(all(b == 2 * a for a, b in zip(his, his[1:]) if a >= 64),
+          f"histogram: every bucket between the smallest and the largest is drawn {his}")
     p.shot("histogram")
     p.clean("all views")
     p.ctx.close()
@@ -312,6 +317,39 @@ def check_hostile(browser, page):
     check(p.js("document.title") == "Ferry view: ring<!-- — ready", f"hostile: title {p.js('document.title')!r}")
     p.shot("hostile")
     p.clean("hostile")
+    p.ctx.close()
+
+
+def check_real(browser, page, exp):
+    """A page `ferry view` wrote from tests/trace/fyt_gen.py's job (exp: what it wrote)."""
+    p = Page(browser, page)
+    check(p.open("timeline") == "1", "real: ready")
+    st = p.stats()
+    R = exp["ranks"]
+    for k, e in (("intervals", "intervals"), ("messages", "messages"), ("collectives", "coll_instances")):
+        check(st["load"][k] == exp[e], f"real: {exp[e]} {k} decoded (got {st['load'][k]})")
+    tl = st["timeline"]
+    check(tl["rows"] == R and len(p.js("fyView.layout().labels")) == R, f"real: {R} rows")
+    check(tl["boxes"] > 0, f"real: boxes drawn ({tl['boxes']})")
+    if exp["messages"] <= 3000:
+        check(tl["arrows"] == exp["messages"], f"real: an arrow per message ({tl['arrows']})")
+    check(tl["collectives"] == exp["coll_instances"],
+          f"real: a group per collective instance ({tl['collectives']} of {exp['coll_instances']})")
+    p.shot("real-timeline")
+    for v in ("profile", "matrix", "histogram"):
+        check(p.show(v) == "1", f"real: {v} ready")
+        p.shot(f"real-{v}")
+    mx = p.stats()["matrix"]
+    if "trace" in mx["src"]:
+        p.show("matrix")
+        p.pg.click("input[name=mx-what][value=msgs]")
+        n = sum(map(sum, p.stats()["matrix"]["values"]))
+        check(n == exp["messages"], f"real: the matrix counts every message ({n})")
+    hg = p.stats()["histogram"]
+    if "trace" in hg["src"]:
+        n = sum(b["count"] for b in hg["bins"])
+        check(n == exp["messages"], f"real: the histogram counts every message ({n})")
+    p.clean("real")
     p.ctx.close()
 
 
@@ -395,6 +433,9 @@ def main():
                 check_broken(browser, page, sys.argv[3])
             elif kind == "hostile":
                 check_hostile(browser, page)
+            elif kind == "real":
+                with open(sys.argv[3]) as f:
+                    check_real(browser, page, json.load(f))
             elif kind == "big":
                 with open(sys.argv[3]) as f:
                     check_big(browser, page, json.load(f))

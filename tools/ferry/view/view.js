@@ -1136,13 +1136,25 @@ function histogramData() {
         const c = S.cols;
         for (let j = 0; j < c.msg_bytes.length; j++) { const [lo, hi] = bucketOf(c.msg_bytes[j]); add(lo, hi, 1, c.msg_bytes[j]); }
     }
-    return { src, bins: [...bins.values()].sort((a, b) => a.lo - b.lo || a.hi - b.hi) };
+    /* every power-of-two bucket from the smallest used to the largest, empty ones too, so that
+     * gaps between sizes show */
+    const used = [...bins.values()].sort((a, b) => a.lo - b.lo || a.hi - b.hi);
+    const out = [];
+    for (const b of used) {
+        const last = out.length ? out[out.length - 1].hi : null;
+        if (last !== null && last >= 64 && b.hi > 2 * last && (b.hi & (b.hi - 1)) === 0)
+            for (let hi = 2 * last; hi < b.hi; hi *= 2) out.push({ lo: hi / 2 + 1, hi, count: 0, bytes: 0 });
+        else if (last === 0 && b.hi > 64)
+            for (let hi = 64; hi < b.hi; hi *= 2) out.push({ lo: hi === 64 ? 1 : hi / 2 + 1, hi, count: 0, bytes: 0 });
+        out.push(b);
+    }
+    return { src, bins: out };
 }
 
 function drawHistogram() {
     const { src, bins } = histogramData();
     $('hg-src').textContent = `messages by size, power-of-two buckets, ${src}`;
-    const n = Math.max(bins.length, 1), bw = Math.max(28, Math.min(70, Math.floor(900 / n)));
+    const n = Math.max(bins.length, 6), bw = Math.max(28, Math.min(70, Math.floor(900 / n)));
     const left = 60, top = 24, ph = 300, w = left + n * bw + 30, h = top + ph + 60;
     const cv = $('hg-canvas'), ctx = sizeCanvas(cv, w, h);
     const max = Math.max(1, ...bins.map((b) => b.count));
@@ -1164,7 +1176,7 @@ function drawHistogram() {
         ctx.fillStyle = CLASS_COLOR[0];
         ctx.fillRect(x + 3, top + ph - hh, bw - 6, hh);
         ctx.fillStyle = '#1d232a';
-        ctx.fillText(fmtCount(b.count), x + bw / 2, top + ph - hh - 8);
+        if (b.count) ctx.fillText(fmtCount(b.count), x + bw / 2, top + ph - hh - 8);
         ctx.save();
         ctx.translate(x + bw / 2, top + ph + 8);
         ctx.rotate(-Math.PI / 5);
