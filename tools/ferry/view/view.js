@@ -70,8 +70,17 @@ function fail(msg) {
     setReady('error');
 }
 
-window.addEventListener('error', (ev) => fail(ev.message || String(ev.error)));
-window.addEventListener('unhandledrejection', (ev) => fail(String(ev.reason && ev.reason.message || ev.reason)));
+/* A fault of the page itself: before the data is shown, the page is an error page; after, a line
+ * says so above the views, which stay usable. */
+function fault(msg) {
+    if (!S.shown) return fail(msg);
+    const e = $('fy-error');
+    e.textContent = `Ferry view: an error in the page: ${msg}`;
+    e.hidden = false;
+    document.body.dataset.fault = msg;
+}
+window.addEventListener('error', (ev) => fault(ev.message || String(ev.error)));
+window.addEventListener('unhandledrejection', (ev) => fault(String(ev.reason && ev.reason.message || ev.reason)));
 
 /* ---------- decoding ---------- */
 
@@ -1237,6 +1246,7 @@ async function main() {
     for (const r of document.querySelectorAll('input[name="mx-what"]')) r.onchange = () => { drawMatrix(); };
     window.addEventListener('hashchange', route);
     route();
+    S.shown = true;
     /* milliseconds since navigation at the end of each phase of opening, for the bench */
     S.stats.load.ms = Object.fromEntries(Object.entries({ ...S.phases, drawn: performance.now() })
                                          .map(([k, v]) => [k, Math.round(v)]));
