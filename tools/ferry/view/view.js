@@ -1240,7 +1240,8 @@ async function main() {
     $('fy-title').textContent = `Ferry view: ${m.program || 'trace'}`;
     $('fy-sub').textContent = `${m.ranks} ranks · ${fmtNs(S.dur)} · ${fmtCount(c.iv_start.length)} intervals · ` +
                               `${fmtCount(c.msg_send.length)} messages · ${fmtCount(c.coll_start.length)} collectives`;
-    S.stats.load = { intervals: c.iv_start.length, messages: c.msg_send.length, collectives: c.coll_start.length };
+    S.stats.load = { intervals: c.iv_start.length, messages: c.msg_send.length, collectives: c.coll_start.length,
+                     sorted: { messages: !S.msgOrd, collectives: !S.collOrd } };
     showNotes();
     setupTimeline();
     for (const r of document.querySelectorAll('input[name="mx-what"]')) r.onchange = () => { drawMatrix(); };
