@@ -307,16 +307,9 @@ static int scan_rank(fy_trace_t *tr, int rank, const char *path, char *err, size
             add_note(tr, "rank %d: %.*s", rank, (int)strnlen(n->text, room), n->text);
             break;
         }
-        case FYT_END: {
-            const fyt_ev_t *e = (const fyt_ev_t *)h;
+        case FYT_END:
             r->ended = 1;
-            if (!have_t)
-                r->t_first = e->t;
-            if (e->t > r->t_last || !have_t)
-                r->t_last = e->t;
-            have_t = 1;
             break;
-        }
         default:
             if (is_event(h->type)) {
                 const fyt_ev_t *e = (const fyt_ev_t *)h; /* every event has t after the head */
@@ -543,7 +536,7 @@ int fy_trace_open(fy_trace_t *tr, const char *dir, const char *who, char *err, s
     int any = 0;
     for (int r = 0; r < size; r++) {
         fy_trace_rank_t *rk = &tr->ranks[r];
-        if (!rk->present || (rk->nevents == 0 && !rk->ended))
+        if (!rk->present || rk->nevents == 0)
             continue;
         int64_t a = fy_trace_ns(rk, rk->t_first), b = fy_trace_ns(rk, rk->t_last);
         if (!any || a < tr->ns_min)

@@ -57,7 +57,7 @@ typedef struct fy_trace_rank {
     int ended;                  /* the file ends with FYT_END */
     int truncated;              /* it ended inside a record */
     uint64_t nevents;           /* ENTER .. REGION_END records */
-    uint64_t t_first, t_last;   /* local ticks of the first and last event (t_last: END too) */
+    uint64_t t_first, t_last;   /* local ticks of the first and last event */
     fy_trace_idmap_t names;     /* file id (MPI function) -> global name index */
     fy_trace_idmap_t regions;   /* file id (region) -> global name index */
     fy_trace_idmap_t comms;     /* file comm index -> global comm index */

@@ -19,6 +19,7 @@ the benchmark. --profile also writes DIR/profile.json (a small one, for the view
 import argparse
 import json
 import os
+import random
 import struct
 import sys
 
@@ -162,7 +163,8 @@ def job(args):
 
 def big(args):
     """EVENTS events per rank: Send (enter, send, leave), Recv (enter, recv, leave), Allreduce
-    (enter, begin, end, leave): 10 events an iteration, 4 us apart; times filled by slices."""
+    (enter, begin, end, leave): 10 events an iteration, 4 us apart, each at a random point of
+    its 300 ns slot; times filled by slices."""
     from array import array
     n, per = args.ranks, args.big
     iters = per // 10
@@ -188,9 +190,12 @@ def big(args):
         # The word after each record's head is its time.
         w, j = 0, 0
         step = int(4000 * TICKS_PER_NS)
+        rnd = random.Random(r)
         while w < stride:
+            # Each event in its own 300 ns slot of the iteration, at a random place in it: real
+            # times do not repeat exactly (and so do not compress as well as a regular pattern).
             first = rk.t0 + int(j * 300 * TICKS_PER_NS)
-            words[w + 1::stride] = array("Q", range(first, first + iters * step, step))
+            words[w + 1::stride] = array("Q", [t + rnd.getrandbits(9) for t in range(first, first + iters * step, step)])
             w += struct.unpack_from("<H", b, w * 8 + 2)[0]
             j += 1
         rk.out += words.tobytes()

@@ -353,6 +353,8 @@ int fy_tool_view(int argc, char **argv)
         return 2;
     }
     char err[1024];
+    if (png && view_png_browser(err, sizeof err) != 0)
+        return 1; /* before any work: --png cannot be done */
     fy_trace_t tr;
     if (fy_trace_open(&tr, dir, VIEW_WHO, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);

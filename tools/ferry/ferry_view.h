@@ -48,6 +48,8 @@ void view_model_free(view_model_t *m);
 /* Writes the trace-event JSON to `path`; -1 with a message on failure. */
 int view_perfetto(const fy_trace_t *tr, const view_model_t *m, const char *path);
 
+/* The browser --png runs (FERRY_CHROMIUM, else chromium ... on PATH), or -1 with a message. */
+int view_png_browser(char *exe, size_t len);
 /* Screenshots of the page `html` (an absolute path) into OUTDIR/<view>.png for each view. */
 int view_png(const char *html, const char *outdir);
 

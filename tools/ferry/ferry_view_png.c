@@ -109,20 +109,27 @@ static void show_log(const char *log)
     fclose(f);
 }
 
-int view_png(const char *html, const char *outdir)
+int view_png_browser(char *exe, size_t len)
 {
-    char exe[PATH_MAX];
     const char *want = getenv("FERRY_CHROMIUM");
-    int found = want && *want ? find_exe(want, exe, sizeof exe) == 0
-                              : find_exe("chromium", exe, sizeof exe) == 0 ||
-                                    find_exe("chromium-browser", exe, sizeof exe) == 0 ||
-                                    find_exe("google-chrome", exe, sizeof exe) == 0;
+    int found = want && *want ? find_exe(want, exe, len) == 0
+                              : find_exe("chromium", exe, len) == 0 ||
+                                    find_exe("chromium-browser", exe, len) == 0 ||
+                                    find_exe("google-chrome", exe, len) == 0;
     if (!found) {
         fprintf(stderr, VIEW_WHO ": --png needs Chromium: %s not found (install chromium, or "
                         "set FERRY_CHROMIUM to the browser)\n",
                 want && *want ? want : "chromium, chromium-browser or google-chrome");
         return -1;
     }
+    return 0;
+}
+
+int view_png(const char *html, const char *outdir)
+{
+    char exe[PATH_MAX];
+    if (view_png_browser(exe, sizeof exe) != 0)
+        return -1;
     if (mkdir(outdir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, VIEW_WHO ": --png %s: %s\n", outdir, strerror(errno));
         return -1;
