@@ -17,6 +17,17 @@
 
 #define MAX_RANKS (1 << 20)
 
+/* The record layouts the format fixes (fy_trace_format.h): whole 8-byte words, no padding. */
+_Static_assert(sizeof(fyt_head_t) == 8, "fyt_head_t");
+_Static_assert(sizeof(fyt_header_t) == 240, "fyt_header_t");
+_Static_assert(sizeof(fyt_comm_t) == 24, "fyt_comm_t");
+_Static_assert(sizeof(fyt_sync_t) == 32, "fyt_sync_t");
+_Static_assert(sizeof(fyt_ev_t) == 16, "fyt_ev_t");
+_Static_assert(sizeof(fyt_msg_t) == 40, "fyt_msg_t");
+_Static_assert(sizeof(fyt_coll_t) == 40, "fyt_coll_t");
+_Static_assert(sizeof(fyt_rma_t) == 32, "fyt_rma_t");
+_Static_assert(sizeof(fyt_note_t) == 16, "fyt_note_t");
+
 /* --- small maps ------------------------------------------------------------------------------- */
 
 static uint32_t hash32(uint32_t x)

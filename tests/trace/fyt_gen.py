@@ -122,6 +122,8 @@ def job(args):
             rk.name(FID[f], f)
         rk.name(REGION_STEP, "step", region=True)
         rk.sync(0, 1)
+        # A record type no reader knows (a later version's): skipped by its length.
+        rk.rec(head(42, 3, 0) + b"\xee" * 16)
         rk.comm(0, 0, list(range(n)))
         rk.comm(1, (1 << 63) | r, [r])
         call(rk, "MPI_Init", 0, 1000)
@@ -146,6 +148,8 @@ def job(args):
             if r == 0 and i == 0 and n > 1:
                 call(rk, "MPI_Put", g + 9600, g + 9700, lambda: rk.rma("MPI_Put", g + 9650, 1, 0, 4096))
             rk.ev(T_REGION_END, REGION_STEP, g + 9900)
+            if i == k // 2:
+                rk.sync(g + 9950, 0)  # an extra clock pair mid-run: two segments
         if r == 0:
             rk.note(end_g - 10, "trace filter: every call recorded (a test note)")
         call(rk, "MPI_Finalize", end_g, end_g + 500)

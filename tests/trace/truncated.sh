@@ -3,8 +3,8 @@
 # A killed job: rank 3's file lost its end record and stops inside a record; rank 2's has no end
 # record but whole records. Both tools read up to the last whole record, say so, and close the
 # calls left open at the rank's last event: ferry-otf2's archive has as many LEAVEs as ENTERs and
-# otf2-print reads it; ferry view's page notes it. A rank whose file is missing or empty is a
-# rank without events (noted), not an error.
+# otf2-print reads it; ferry view's page notes it. A corrupt record ends a file there (noted). A
+# rank whose file is missing or empty is a rank without events (noted), not an error.
 . "$FY_SRC/tests/trace/trace_common.inc"
 
 python3 "$GEN" job --ranks 4 --iters 6 --no-end 2 --no-end 3 >exp.json || { echo "FAIL: fyt_gen.py"; exit 1; }
@@ -44,6 +44,20 @@ if [ -x "$OTF2" ] && command -v otf2-print >/dev/null; then
 else
     echo "(ferry-otf2 or otf2-print missing: the OTF2 half is not checked)"
 fi
+
+# A corrupt record (a head of zeros) in rank 0's file: read up to it, said.
+python3 - job/ferry/rank.0.fyt <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+off = 0
+for _ in range(60):
+    off += struct.unpack_from("<H", b, off + 2)[0] * 8
+b[off:off + 8] = bytes(8)
+open(sys.argv[1], "wb").write(b)
+PY
+run "$FERRY" view job -o job/v1.html
+expect_eq "view with a bad record" 0 "$RC"
+expect_grep "bad record noted" "rank 0: .*rank\.0\.fyt: a bad record \(type 0, 0 words\) at byte [0-9]+; read up to there" err
 
 # A rank with an empty file and one with no file at all.
 : >job/ferry/rank.3.fyt
