@@ -124,6 +124,86 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
+/* The recorder's notes: every rank often writes the same one (a filter in force), so notes of
+ * equal text become one, naming its ranks ("ranks 0-3, 6: text"). */
+typedef struct fy_trace_rnote {
+    const char *text;
+    size_t len;
+    int rank;
+} fy_trace_rnote_t;
+
+static int add_rnote(fy_trace_t *tr, int rank, const char *text, size_t len)
+{
+    if (tr->nrnotes == tr->rnotes_cap) {
+        int ncap = tr->rnotes_cap ? tr->rnotes_cap * 2 : 16;
+        fy_trace_rnote_t *n = realloc(tr->rnotes, ncap * sizeof *n);
+        if (!n)
+            return -1;
+        tr->rnotes = n;
+        tr->rnotes_cap = ncap;
+    }
+    tr->rnotes[tr->nrnotes++] = (fy_trace_rnote_t){text, len, rank};
+    return 0;
+}
+
+static void group_rnotes(fy_trace_t *tr)
+{
+    int nold = tr->nnotes;
+    char **old = tr->notes;
+    tr->notes = NULL;
+    tr->nnotes = tr->notes_cap = 0;
+    int *ranks = malloc((size_t)(tr->nrnotes ? tr->nrnotes : 1) * sizeof *ranks);
+    for (int i = 0; ranks && i < tr->nrnotes; i++) {
+        const char *text = tr->rnotes[i].text;
+        size_t len = tr->rnotes[i].len;
+        if (!text)
+            continue; /* in an earlier group */
+        int n = 0; /* the ranks with this text, in order (files are read by rank), once each */
+        for (int j = i; j < tr->nrnotes; j++) {
+            fy_trace_rnote_t *b = &tr->rnotes[j];
+            if (!b->text || b->len != len || memcmp(b->text, text, len) != 0)
+                continue;
+            if (n == 0 || ranks[n - 1] != b->rank)
+                ranks[n++] = b->rank;
+            b->text = NULL;
+        }
+        char list[256];
+        size_t k = 0;
+        for (int j = 0; j < n && k < sizeof list - 32; j++) {
+            int e = j;
+            while (e + 1 < n && ranks[e + 1] == ranks[e] + 1)
+                e++;
+            if (e > j)
+                k += (size_t)snprintf(list + k, sizeof list - k, "%s%d-%d", j ? ", " : "",
+                                      ranks[j], ranks[e]);
+            else
+                k += (size_t)snprintf(list + k, sizeof list - k, "%s%d", j ? ", " : "", ranks[j]);
+            j = e;
+            if (j + 1 < n && k >= sizeof list - 32)
+                snprintf(list + k, sizeof list - k, ", ...");
+        }
+        add_note(tr, "%s %s: %.*s", n > 1 ? "ranks" : "rank", list, (int)len, text);
+    }
+    free(ranks);
+    for (int i = 0; i < nold; i++) {
+        if (tr->nnotes == tr->notes_cap) {
+            int ncap = tr->notes_cap ? tr->notes_cap * 2 : 8;
+            char **nn = realloc(tr->notes, ncap * sizeof *nn);
+            if (!nn) {
+                free(old[i]);
+                continue;
+            }
+            tr->notes = nn;
+            tr->notes_cap = ncap;
+        }
+        tr->notes[tr->nnotes++] = old[i];
+    }
+    free(old);
+    free(tr->rnotes);
+    tr->rnotes = NULL;
+    tr->nrnotes = tr->rnotes_cap = 0;
+}
+
 /* --- global names and communicators ----------------------------------------------------------- */
 
 static uint32_t intern_name(fy_trace_t *tr, const char *name, int region)
@@ -314,8 +394,8 @@ static int scan_rank(fy_trace_t *tr, int rank, const char *path, char *err, size
         }
         case FYT_NOTE: {
             const fyt_note_t *n = (const fyt_note_t *)h;
-            size_t room = len - sizeof *n;
-            add_note(tr, "rank %d: %.*s", rank, (int)strnlen(n->text, room), n->text);
+            if (add_rnote(tr, rank, n->text, strnlen(n->text, len - sizeof *n)))
+                return fail(err, errlen, "%s: out of memory", path);
             break;
         }
         case FYT_END:
@@ -543,6 +623,7 @@ int fy_trace_open(fy_trace_t *tr, const char *dir, const char *who, char *err, s
             goto out;
         tr->bytes += tr->ranks[r].end;
     }
+    group_rnotes(tr);
     /* The span of the whole trace on the global clock. */
     int any = 0;
     for (int r = 0; r < size; r++) {
@@ -588,6 +669,7 @@ void fy_trace_close(fy_trace_t *tr)
     for (int i = 0; i < tr->nnotes; i++)
         free(tr->notes[i]);
     free(tr->notes);
+    free(tr->rnotes);
     free(tr->names);
     free(tr->comms);
     free(tr->dir);

@@ -89,8 +89,10 @@ typedef struct fy_trace {
     uint32_t nnames, names_cap;
     fy_trace_comm_t *comms;
     uint32_t ncomms, comms_cap;
-    char **notes;               /* FYT_NOTEs ("rank R: text") and the reader's own */
+    char **notes;               /* FYT_NOTEs ("ranks 0-3: text"), then the reader's own */
     int nnotes, notes_cap;
+    struct fy_trace_rnote *rnotes; /* the FYT_NOTEs while reading */
+    int nrnotes, rnotes_cap;
     int64_t ns_min, ns_max;     /* global times of the first and last event over all ranks */
     uint64_t nevents;
     uint64_t bytes;             /* total size of the files read */

@@ -16,7 +16,7 @@ python3 "$GEN" job --ranks 4 --iters 20 --drift 1:100 --offset 2:123456789 >exp.
 run "$OTF2" job
 expect_eq "status" 0 "$RC"
 expect_eq "summary line" "ferry-otf2: job/traces.otf2: 4 ranks, $(json_field exp.json 'd["enter"]+d["leave"]+d["send"]+d["recv"]+d["coll_begin"]+d["coll_end"]+d["rma"]') events" "$(cat out)"
-expect_grep "the note on stderr" "ferry-otf2: note: rank 0: trace filter" err
+expect_grep "the notes of ranks 0-2 as one" "^ferry-otf2: note: ranks 0-2: trace filter: every call recorded \\(a test note\\)$" err
 [ -f job/traces.otf2 ] && [ -f job/traces.def ] && [ -d job/traces ] || fail "no archive: $(ls job)"
 [ "$(ls job/ferry | wc -l)" = 4 ] || fail "raw files touched: $(ls job/ferry)"
 
