@@ -398,7 +398,9 @@ int fy_tool_view(int argc, char **argv)
         snprintf(html, sizeof html, "%s/view.html", dir);
     FILE *f = fopen(html, "w");
     if (!f) {
-        fprintf(stderr, VIEW_WHO ": %s: %s\n", html, strerror(errno));
+        int e = errno;
+        fprintf(stderr, VIEW_WHO ": %s: %s%s\n", html, strerror(e),
+                !out && (e == EACCES || e == EROFS) ? " (-o FILE writes the page elsewhere)" : "");
         goto out;
     }
     static char fbuf[1 << 20];
