@@ -55,7 +55,7 @@ static void *worker(void *arg)
     }
 }
 
-/* Removes an earlier archive DIR/traces.{otf2,def} and DIR/traces/ (only OTF2's own files in it). */
+/* Removes an earlier archive: DIR/traces.{otf2,def} and DIR/traces/ (OTF2's files only). */
 static int remove_old(const char *dir)
 {
     char p[4096];
