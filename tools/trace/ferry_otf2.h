@@ -1,6 +1,6 @@
 /* ferry-otf2: the raw per-rank trace files of `mpiexec --trace DIR` (fy_trace_format.h) as an OTF2
  * archive DIR/traces.otf2, written with the OTF2 library. ferry_otf2.c: the program, the
- * definitions; ferry_otf2_events.c: one rank's events (each worker thread takes rank after rank). */
+ * definitions; ferry_otf2_events.c: one rank's events (each worker thread takes ranks in turn). */
 #ifndef FERRY_OTF2_H
 #define FERRY_OTF2_H
 
