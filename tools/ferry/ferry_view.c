@@ -373,8 +373,9 @@ int fy_tool_view(int argc, char **argv)
     for (int i = 0; i < tr.nnotes; i++)
         if (add_note(&notes, &nnotes, strdup(tr.notes[i])))
             goto out;
-    if (m.closed && asprintf(&s, "%d calls left open at the end of their rank's file were closed "
-                                 "at its last event", m.closed) >= 0 &&
+    if (m.closed && asprintf(&s, "%d call%s left open at the end of their rank's file %s closed "
+                                 "at its last event", m.closed, m.closed == 1 ? "" : "s",
+                             m.closed == 1 ? "was" : "were") >= 0 &&
         add_note(&notes, &nnotes, s))
         goto out;
     if (m.unmatched_recvs && asprintf(&s, "%zu receives have no matching send in the trace",

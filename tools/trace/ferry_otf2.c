@@ -404,9 +404,14 @@ fail:;
         fprintf(stderr, WHO ": %s: closing it: %s\n", out_path, OTF2_Error_GetDescription(rc));
         ok = 0;
     }
-    if (ok)
+    if (ok) {
         printf(WHO ": %s: %d ranks, %llu events\n", out_path, tr.nranks,
                (unsigned long long)events);
+    } else {
+        remove_old(dir); /* a partial archive no reader could open */
+        fprintf(stderr, WHO ": %s not written; the raw trace is kept in %s/ferry/\n", out_path,
+                dir);
+    }
     free(outs);
     fy_trace_close(&tr);
     return ok ? 0 : 1;
