@@ -76,6 +76,7 @@ def main():
         step = names.index("step")
         check(all(cols["iv_depth"][i] == (1 if cols["iv_name"][i] == step else 0) for i in range(niv)),
               "depths: the region 1, the calls 0")
+    check(meta["clock_error_ns"] == [100] * n, f"clock errors {meta['clock_error_ns']}")
     check(all(not math.isnan(x) for x in cols["msg_recv"]), "an unmatched message")
     check(all(b >= a for a, b in zip(cols["msg_send"], cols["msg_recv"])), "a message received before it was sent")
     check(all(x == 1024 for x in cols["msg_bytes"]) and all(t == 7 for t in cols["msg_tag"]), "message sizes or tags")

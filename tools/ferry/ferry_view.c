@@ -192,6 +192,16 @@ static void write_meta(FILE *f, const fy_trace_t *tr, const view_model_t *m, con
     fputs("],\n\"name_class\": [", f);
     for (uint32_t i = 0; i < tr->nnames; i++)
         fprintf(f, "%s\"%s\"", i ? ", " : "", fy_trace_class_name(tr->names[i].cls));
+    /* Each rank's clock alignment error (the worst of its syncs: half a round trip to rank 0):
+     * times of two ranks compare only to within the sum of theirs. */
+    fputs("],\n\"clock_error_ns\": [", f);
+    for (int r = 0; r < tr->nranks; r++) {
+        uint64_t e = 0;
+        for (int i = 0; i < tr->ranks[r].nsyncs; i++)
+            if (tr->ranks[r].syncs[i].error_ns > e)
+                e = tr->ranks[r].syncs[i].error_ns;
+        fprintf(f, "%s%llu", r ? ", " : "", (unsigned long long)e);
+    }
     fputs("],\n\"comms\": [", f);
     for (uint32_t i = 0; i < tr->ncomms; i++)
         fprintf(f, "%s{\"uid\": \"%llu\", \"size\": %u}", i ? ", " : "",
