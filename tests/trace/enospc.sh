@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # timeout: 120
-# A full disk: ferry view writing its page to /dev/full says so (status 1) and leaves no page;
+# A full disk: ferry view writing its page to /dev/full says so (status 1) and leaves the device
+# alone; on a full small tmpfs it removes its half page;
 # ferry-otf2 in a directory on a small tmpfs (a private mount namespace, when we may make one)
 # fails with the reason and one line saying the archive was not written and the raw trace is kept,
 # leaves no partial archive, and the raw files are unchanged.
@@ -11,6 +12,21 @@ if [ -w /dev/full ]; then
     run "$FERRY" view job -o /dev/full
     expect_eq "view to /dev/full" 1 "$RC"
     expect_grep "said" "^ferry view: /dev/full: writing it: No space left on device" err
+    [ -c /dev/full ] || fail "ferry view removed /dev/full"
+    python3 "$GEN" two --ranks 4 --iters 200 >/dev/null
+    if unshare -m true 2>/dev/null; then
+        # A plain file on a full disk: the half page is removed.
+        mkdir tiny
+        unshare -m sh -c "mount -t tmpfs -o size=8k tmpfs tiny &&
+            timeout -k 5 60 '$FERRY' view two -o tiny/v.html >out3 2>err3 </dev/null; echo \$? >rc3;
+            ls tiny >left3" 2>/dev/null
+        if [ -f rc3 ]; then
+            expect_eq "page on a full tmpfs" 1 "$(cat rc3)"
+            expect_grep "said" "^ferry view: tiny/v.html: writing it: No space left on device" err3
+            expect_eq "half page removed" "" "$(cat left3)"
+        fi
+        rmdir tiny 2>/dev/null
+    fi
 else
     echo "note: no /dev/full; the page half is not tried"
 fi

@@ -420,7 +420,10 @@ int fy_tool_view(int argc, char **argv)
     if (fclose(f) != 0 || wrc != 0) {
         fprintf(stderr, VIEW_WHO ": %s: writing it: %s\n", html,
                 errno ? strerror(errno) : "failed");
-        unlink(html);
+        /* A half page is removed; never a device or anything but a plain file (-o /dev/full). */
+        struct stat hs;
+        if (lstat(html, &hs) == 0 && S_ISREG(hs.st_mode))
+            unlink(html);
         goto out;
     }
     struct stat st;
