@@ -156,9 +156,10 @@ int view_png(const char *html, const char *outdir)
                         "--allow-file-access-from-files", "--window-size=1400,900",
                         "--virtual-time-budget=30000", a_prof, a_shot,
                         geteuid() == 0 ? "--no-sandbox" : "--headless", url, NULL};
-        unlink(shot);
-        int st = run(argv, log);
         struct stat sb;
+        if (lstat(shot, &sb) == 0 && S_ISREG(sb.st_mode))
+            unlink(shot); /* an earlier picture: its presence must not pass for this one */
+        int st = run(argv, log);
         if (st != 0 || stat(shot, &sb) != 0 || sb.st_size == 0) {
             if (st == -2)
                 fprintf(stderr, VIEW_WHO ": --png: %s did not finish %s.png in %d s\n", exe,
