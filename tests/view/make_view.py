@@ -238,6 +238,7 @@ def ring(args):
         "version": 1, "program": "ring", "ranks": R, "hosts": profile["hosts"],
         "duration_ns": duration, "names": NAMES, "name_class": [CLASS[n] for n in NAMES],
         "comms": [{"uid": "0", "size": R, "members": list(range(R))}],
+        "clock_error_ns": [0, 120, 80, 250],
         "profile": None if args.no_profile else profile,
         "notes": ["a note from the trace: synthetic, 4 ranks"],
         "columns": colmeta,

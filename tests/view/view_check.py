@@ -133,6 +133,11 @@ def check_ring(browser, page, exp, no_profile):
     tip = p.js("document.getElementById('fy-tip').hidden ? '' : document.getElementById('fy-tip').textContent")
     check("MPI_Send" in tip and "sends 64 B to rank 1" in tip, f"timeline: tooltip on the send says so ({tip!r})")
     p.shot("timeline")
+    lay = p.js("fyView.layout()")
+    box = p.pg.locator("#tl-canvas").bounding_box()
+    p.pg.mouse.move(box["x"] + 30, box["y"] + lay["callTop"][1] + 2)
+    tip = p.js("document.getElementById('fy-tip').textContent")
+    check("rank 1 on node-a" in tip and "±120 ns" in tip, f"timeline: a rank's label tells its clock alignment ({tip!r})")
 
     # Zoom with the wheel about the cursor: the time under the cursor stays, the span shrinks.
     t0, t1 = p.view()

@@ -469,7 +469,8 @@ function drawAxis(ctx, t0, t1, pw) {
     for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
         const x = Math.round((t - t0) / (t1 - t0) * pw) + 0.5;
         ctx.beginPath(); ctx.moveTo(x, AXIS_H - 8); ctx.lineTo(x, TL.H); ctx.stroke();
-        ctx.fillText(`${(t / unit[0]).toFixed(dec)} ${unit[1]}`, x + 3, AXIS_H / 2 - 2);
+        const label = `${(t / unit[0]).toFixed(dec)} ${unit[1]}`;
+        if (x + 3 + ctx.measureText(label).width <= pw) ctx.fillText(label, x + 3, AXIS_H / 2 - 2);
     }
 }
 
@@ -754,6 +755,17 @@ function collectiveAt(name, s) {
     return -1;
 }
 
+/* A rank's label: its host, its share of MPI time and how well its clock was aligned. */
+function describeRank(r) {
+    if (!(r >= 0 && r < S.meta.ranks)) return null;
+    const c = S.cols, l = S.calls[r], err = (S.meta.clock_error_ns || [])[r];
+    let mpi = 0;
+    if (l.n <= 2000000) for (let i = 0; i < l.n; i++) mpi += c.iv_dur[ix(l, i)];
+    const lines = [`rank ${r} on ${hostOf(r)}`, `${fmtCount(l.n)} MPI calls, ${fmtNs(mpi)} in MPI`];
+    if (err !== undefined && err !== null) lines.push(`clock aligned to rank 0's within ±${fmtNs(err)}`);
+    return lines.join('\n');
+}
+
 /* Where calls are denser than pixels: what the pixel column under the cursor holds. */
 function describePixel(r, px) {
     const c = S.cols, l = S.calls[r], a = TL.t0 + px * TL.pxNs, b = a + TL.pxNs;
@@ -785,6 +797,7 @@ function segDist(px, py, x0, y0, x1, y1) {
 
 function timelineHover(ev) {
     const rect = $('tl-canvas').getBoundingClientRect(), x = ev.clientX - rect.left, y = ev.clientY - rect.top;
+    if (x < LABEL_W && y >= AXIS_H) return tip(ev, describeRank(Math.floor((y - AXIS_H) / TL.rowH)));
     if (x < LABEL_W || y < AXIS_H) return tip(ev, null);
     const c = S.cols, px = x - LABEL_W;
     for (const [j, xs, ys, xr, yr] of S.drawnArrows || []) {
