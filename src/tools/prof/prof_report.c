@@ -552,7 +552,8 @@ static void write_reports(rankview_t *rv, int size)
         fprintf(f, "\n== Notes ==\n");
         for (int i = 0; i < nnotes; i++)
             fprintf(f, "- %s\n", notes[i]);
-        fclose(f);
+        if ((ferror(f) | fclose(f)) != 0)
+            fprintf(stderr, "ferry: writing the profile %s failed: %s\n", txt, strerror(errno));
     }
 
     /* ---- JSON ---- */
@@ -672,8 +673,10 @@ static void write_reports(rankview_t *rv, int size)
             json_str(f, notes[i]);
         }
         fprintf(f, "]}\n");
-        fclose(f);
-        fprintf(stderr, "ferry: profile written to %s (and %s)\n", txt, js);
+        if ((ferror(f) | fclose(f)) != 0)
+            fprintf(stderr, "ferry: writing the profile %s failed: %s\n", js, strerror(errno));
+        else
+            fprintf(stderr, "ferry: profile written to %s (and %s)\n", txt, js);
     }
     for (int i = 0; i < ns; i++)
         free(sa[i].ranks);

@@ -338,15 +338,6 @@ int prof_trace_open(void)
     chunk_t *c = T.pool;
     T.pool = c->next;
     use_chunk(c);
-    if (pthread_create(&T.th, NULL, writer, NULL) != 0) {
-        fprintf(stderr, "ferry: rank %d: cannot start the trace writer thread; no trace\n",
-                prof_g.rank);
-        close(T.fd);
-        T.fd = -1;
-        T.cur = NULL;
-        return -1;
-    }
-    T.started = 1;
 
     fyt_header_t h;
     memset(&h, 0, sizeof h);
@@ -365,6 +356,19 @@ int prof_trace_open(void)
     prof_put(&h, sizeof h, true);
     for (int i = 0; i < PROF_NFUNCS; i++)
         put_name((uint32_t)i, 0, prof_names[i]);
+    /* The header and names go to the file now, before the writer thread exists: a file that
+     * fills the disk later still says whose it is. */
+    write_chunk(c);
+    if (atomic_load(&T.failed) != 0 || pthread_create(&T.th, NULL, writer, NULL) != 0) {
+        if (atomic_load(&T.failed) == 0)
+            fprintf(stderr, "ferry: rank %d: cannot start the trace writer thread; no trace\n",
+                    prof_g.rank);
+        close(T.fd);
+        T.fd = -1;
+        T.cur = NULL;
+        return -1;
+    }
+    T.started = 1;
     return 0;
 }
 
