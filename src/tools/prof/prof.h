@@ -35,7 +35,7 @@ extern const uint8_t prof_class[PROF_NFUNCS];
 
 /* ---- The clock (prof_clock.c) ---- */
 extern bool prof_use_tsc;
-static inline uint64_t prof_now_ticks(void)
+static inline __attribute__((always_inline)) uint64_t prof_now_ticks(void)
 {
     if (PROF_LIKELY(prof_use_tsc))
         return __rdtsc();
@@ -119,19 +119,22 @@ static inline void prof_publish(void)
 
 /* Appends one record (n a multiple of 8); closing records may use the reserve. false: not
  * recorded (the cap was reached or the trace failed). */
-static inline bool prof_put(const void *rec, size_t n, bool closing)
+static inline __attribute__((always_inline)) bool prof_put(const void *rec, size_t n, bool closing)
 {
     if (PROF_UNLIKELY(prof_tb.pos + n > prof_tb.end) ||
         PROF_UNLIKELY(!closing && prof_tb.left < (int64_t)n + PROF_RESERVE))
         return prof_put_slow(rec, n, closing);
     memcpy(prof_tb.pos, rec, n);
+    /* The chunk's lines are cold (the writer thread read them last): ask for them early. A
+     * prefetch past the chunk's end does no harm. */
+    __builtin_prefetch(prof_tb.pos + 512, 1, 0);
     prof_tb.pos += n;
     prof_tb.left -= (int64_t)n;
     prof_publish();
     return true;
 }
 
-static inline bool prof_ev(int type, uint32_t id, uint64_t t, bool closing)
+static inline __attribute__((always_inline)) bool prof_ev(int type, uint32_t id, uint64_t t, bool closing)
 {
     fyt_ev_t e = {.h = {.type = (uint8_t)type, .len8 = sizeof(fyt_ev_t) / 8, .id = id}, .t = t};
     return prof_put(&e, sizeof e, closing);
@@ -146,7 +149,33 @@ void prof_trace_flush_atexit(void);
 void prof_trace_region_name(uint32_t id, const char *name);
 
 /* ---- Call sites (prof_core.c) ---- */
+#define PROF_SITE_SLOTS 4096
+typedef struct prof_site {
+    const void *ra;
+    int id;
+    uint64_t count, ticks, max;
+} prof_site_t;
+extern prof_site_t prof_sites[PROF_SITE_SLOTS];
 void prof_site_add(const void *ra, int id, uint64_t d);
+
+static inline size_t prof_site_hash(const void *ra, int id)
+{
+    return (size_t)((((uintptr_t)ra >> 2) * 0x9E3779B97F4A7C15ull + (uint64_t)id) >> 52);
+}
+
+/* The common case inline: the site is in its first slot. */
+static inline __attribute__((always_inline)) void prof_site(const void *ra, int id, uint64_t d)
+{
+    prof_site_t *s = &prof_sites[prof_site_hash(ra, id)];
+    if (PROF_LIKELY(s->ra == ra && s->id == id)) {
+        s->count++;
+        s->ticks += d;
+        if (d > s->max)
+            s->max = d;
+        return;
+    }
+    prof_site_add(ra, id, d);
+}
 
 /* ---- A call ---- */
 typedef struct prof_frame {
@@ -160,7 +189,7 @@ typedef struct prof_frame {
     int root;         /* a collective's root (world rank), for its COLL_END */
 } prof_frame_t;
 
-static inline void prof_enter(prof_frame_t *f, int id, const void *ra)
+static inline __attribute__((always_inline)) void prof_enter(prof_frame_t *f, int id, const void *ra)
 {
     f->id = id;
     f->rec = false;
@@ -189,7 +218,7 @@ static inline void prof_now(prof_frame_t *f)
 
 void prof_leave_bytes(prof_frame_t *f, uint64_t d);
 
-static inline void prof_leave(prof_frame_t *f)
+static inline __attribute__((always_inline)) void prof_leave(prof_frame_t *f)
 {
     if (PROF_UNLIKELY(!f->t0))
         return;
@@ -208,7 +237,7 @@ static inline void prof_leave(prof_frame_t *f)
     if (PROF_UNLIKELY(f->counted))
         prof_leave_bytes(f, d);
     if (prof_g.sites)
-        prof_site_add(f->ra, f->id, d);
+        prof_site(f->ra, f->id, d);
     if (PROF_UNLIKELY(prof_g.mt))
         prof_unlock();
     atomic_store_explicit(&prof_live.mpi_ticks,
@@ -249,7 +278,26 @@ bool prof_win_target(MPI_Win w, int target, uint32_t *num, int *world);
 void prof_neighbors(MPI_Comm c, int *in, int *out);
 
 /* ---- Messages (prof_msg.c) ---- */
-uint64_t prof_tsize(MPI_Datatype t);
+uint64_t prof_tsize_slow(MPI_Datatype t);
+/* A datatype's size. The predefined types of the MPICH ABI (mpi.h) hold theirs in the handle
+ * (0x4c00SSxx: SS bytes), which saves a call into libmpi per message. */
+static inline uint64_t prof_tsize(MPI_Datatype t)
+{
+    if (PROF_LIKELY(((unsigned)t >> 24) == 0x4cu))
+        return ((unsigned)t >> 8) & 0xffu;
+    return prof_tsize_slow(t);
+}
+/* The bytes a status says arrived (mpi.h: count_lo and the low 31 bits of
+ * count_hi_and_cancelled), and whether it was cancelled (the top bit). */
+static inline uint64_t prof_status_bytes(const MPI_Status *st)
+{
+    return (uint64_t)(uint32_t)st->count_lo |
+           ((uint64_t)((uint32_t)st->count_hi_and_cancelled & 0x7fffffffu) << 32);
+}
+static inline bool prof_status_cancelled(const MPI_Status *st)
+{
+    return ((uint32_t)st->count_hi_and_cancelled & 0x80000000u) != 0;
+}
 uint64_t prof_sum_i(const int *a, int n);
 uint64_t prof_sum_c(const MPI_Count *a, int n);
 uint64_t prof_wsum_i(const int *a, const MPI_Datatype *t, int n);

@@ -29,21 +29,17 @@ const char *prof_call_name(int id)
 }
 
 /* ---- Call sites: (return address, function) in an open-addressed table ---- */
-#define SITE_SLOTS 4096
-typedef struct site {
-    const void *ra;
-    int id;
-    uint64_t count, ticks, max;
-} site_t;
-static site_t sites[SITE_SLOTS];
+#define SITE_SLOTS PROF_SITE_SLOTS
+typedef prof_site_t site_t;
+prof_site_t prof_sites[PROF_SITE_SLOTS];
 static int nsites;
 static uint64_t sites_dropped;
 
 void prof_site_add(const void *ra, int id, uint64_t d)
 {
-    size_t h = (((uintptr_t)ra >> 2) * 0x9E3779B97F4A7C15ull + (uint64_t)id) >> 52;
+    size_t h = prof_site_hash(ra, id);
     for (int k = 0; k < 16; k++) {
-        site_t *s = &sites[(h + (size_t)k) & (SITE_SLOTS - 1)];
+        site_t *s = &prof_sites[(h + (size_t)k) & (SITE_SLOTS - 1)];
         if (s->ra == ra && s->id == id) {
             s->count++;
             s->ticks += d;
@@ -73,12 +69,12 @@ int prof_sites_get(const void ***ra, int **id, uint64_t **count, uint64_t **tick
     *max = malloc(sizeof(uint64_t) * (size_t)(nsites + 1));
     int n = 0;
     for (int i = 0; i < SITE_SLOTS; i++)
-        if (sites[i].ra != NULL) {
-            (*ra)[n] = sites[i].ra;
-            (*id)[n] = sites[i].id;
-            (*count)[n] = sites[i].count;
-            (*ticks)[n] = sites[i].ticks;
-            (*max)[n] = sites[i].max;
+        if (prof_sites[i].ra != NULL) {
+            (*ra)[n] = prof_sites[i].ra;
+            (*id)[n] = prof_sites[i].id;
+            (*count)[n] = prof_sites[i].count;
+            (*ticks)[n] = prof_sites[i].ticks;
+            (*max)[n] = prof_sites[i].max;
             n++;
         }
     *dropped = sites_dropped;

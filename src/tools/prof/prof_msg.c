@@ -12,7 +12,7 @@
 
 uint64_t *prof_mat_bytes, *prof_mat_msgs;
 
-uint64_t prof_tsize(MPI_Datatype t)
+uint64_t prof_tsize_slow(MPI_Datatype t)
 {
     MPI_Count n = 0;
     if (t == MPI_DATATYPE_NULL || PMPI_Type_size_c(t, &n) != MPI_SUCCESS || n < 0)
@@ -98,18 +98,16 @@ void prof_recv(prof_frame_t *f, const MPI_Status *st, prof_comm_t *pc, int nb)
 {
     if (!f->t0 || st == NULL || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0)
         return;
-    MPI_Count n = 0;
-    if (PMPI_Get_count_c(st, MPI_BYTE, &n) != MPI_SUCCESS || n < 0)
-        n = 0;
-    f->bytes += (uint64_t)n;
+    uint64_t n = prof_status_bytes(st);
+    f->bytes += n;
     f->counted = true;
     live_add(&prof_live.msgs_recv, 1);
-    live_add(&prof_live.bytes_recv, (uint64_t)n);
+    live_add(&prof_live.bytes_recv, n);
     if (f->rec) {
         fyt_msg_t m = {.h = {.type = FYT_RECV, .flags = nb ? FYT_MSG_NONBLOCKING : 0,
                              .len8 = sizeof m / 8, .id = (uint32_t)f->id},
                        .t = f->t1, .peer = prof_world_of(pc, st->MPI_SOURCE), .tag = st->MPI_TAG,
-                       .comm = pc ? pc->idx : 0, .bytes = (uint64_t)n};
+                       .comm = pc ? pc->idx : 0, .bytes = n};
         prof_put(&m, sizeof m, true);
     }
 }
@@ -212,9 +210,7 @@ void prof_req_done(prof_frame_t *f, MPI_Request r, const MPI_Status *st)
     preq_t e;
     if (r == MPI_REQUEST_NULL || !req_get(r, &e, true) || e.kind != REQ_RECV || st == NULL)
         return;
-    int cancelled = 0;
-    PMPI_Test_cancelled(st, &cancelled);
-    if (!cancelled)
+    if (!prof_status_cancelled(st))
         prof_recv(f, st, e.pc, 1);
 }
 
