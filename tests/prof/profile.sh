@@ -72,5 +72,12 @@ ls pdir/ring.2.*.profile.json > /dev/null 2>&1 || err "FERRY_PROFILE=1: no profi
 # Without either, no profile and no line.
 timeout -k 5 120 "$B/bin/mpiexec" -n 2 ./ring > out3 2> err3 < /dev/null
 grep -q 'profile written' err3 && err "a profile without --profile: $(cat err3)"
+# ferry run passes --profile to mpiexec.
+if [ -x "$B/bin/ferry" ]; then
+    mkdir fr
+    (cd fr && HOME=$PWD timeout -k 5 200 "$B/bin/ferry" run -n 2 --profile "$S/ring.c" > out 2> err < /dev/null)
+    rc=$?
+    [ $rc = 0 ] && ls fr/ring.2.*.profile.json > /dev/null 2>&1 || err "ferry run --profile: status $rc: $(ls fr) $(cat fr/err)"
+fi
 [ $fail = 0 ] && echo "OK: the profile of a ring: counts, bytes, matrix, sites, collectives, JSON"
 exit $fail

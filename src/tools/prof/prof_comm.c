@@ -2,13 +2,11 @@
  * worked out once where it is created (a message then costs a table lookup, never a group
  * call), its index in this rank's trace file and an id equal on every member.
  *
- * Ids follow the checker's scheme (src/tools/check/chk_comm.c): world is 0, self is
- * 1<<63 | world rank, any other communicator (max over members of their next counter) << 24 |
- * (lowest member world rank + 1): two communicators with a common member differ in the counter,
- * two without one in the lowest member. The members agree on the counter with one MPI_Allreduce
- * on the new communicator, right where all of them have just created it. A communicator that
+ * Ids are the checker's (src/common/fy_comm_uid.h). The members agree on the counter with one
+ * MPI_Allreduce on the new communicator, right where all of them have just created it. A communicator that
  * not all of its members create through a call of ours (a spawned job's parent, a connection,
  * MPI_Comm_idup's) gets an id known to this rank only: 1<<62 | world rank << 32 | number. */
+#include "fy_comm_uid.h"
 #include "prof.h"
 
 #include <stdio.h>
@@ -148,11 +146,11 @@ void prof_comm_init(void)
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
     world_c.h = MPI_COMM_WORLD;
     members(&world_c);
-    world_c.uid = 0;
+    world_c.uid = FY_COMM_UID_WORLD;
     world_c.idx = next_idx++;
     self_c.h = MPI_COMM_SELF;
     members(&self_c);
-    self_c.uid = (1ull << 63) | (uint64_t)prof_g.rank;
+    self_c.uid = fy_comm_uid_self(prof_g.rank);
     self_c.idx = next_idx++;
     unknown_c.world = world_c.world;
     unknown_c.size = world_c.size;
@@ -185,7 +183,7 @@ void prof_comm_new(MPI_Comm c, int collective)
             agreed = agreed > local ? agreed : local;
         }
         next_counter = agreed + 1;
-        pc->uid = ((uint64_t)agreed << 24) | (uint64_t)(lowest + 1);
+        pc->uid = fy_comm_uid(agreed, lowest);
     } else {
         pc->uid = (1ull << 62) | ((uint64_t)prof_g.rank << 32) | ++local_counter;
     }

@@ -234,6 +234,17 @@ static void setup(int provided)
     gethostname(prof_g.host, sizeof prof_g.host - 1);
     program_name(prof_g.program, sizeof prof_g.program);
     prof_opts_read();
+    /* A job started by MPI_Comm_spawn inherits our variables, and its ranks would write over
+     * the parent job's files (the same rank numbers, directory and job number): it is counted
+     * for the monitor but neither profiled nor traced. */
+    MPI_Comm parent = MPI_COMM_NULL;
+    PMPI_Comm_get_parent(&parent);
+    if (parent != MPI_COMM_NULL && (prof_g.profile || prof_g.trace)) {
+        if (prof_g.rank == 0)
+            fprintf(stderr, "ferry: %s, started by MPI_Comm_spawn, is not profiled or traced "
+                    "(its parent job is)\n", prof_g.program);
+        prof_g.profile = prof_g.trace = 0;
+    }
     prof_g.sites = prof_g.profile;
     for (int i = 0; i < PROF_NFUNCS; i++)
         prof_stats[i].min = UINT64_MAX;
