@@ -78,6 +78,11 @@ int fy_mpx_preload(fy_mpx_opts_t *o, const char *lib)
 {
     int at, asan_at;
     const char *user = fy_mpx_env_user(o, "LD_PRELOAD", &at);
+    size_t len = strlen(lib);
+    /* Already in front (--profile and --monitor both want libferry_prof.so): once is enough. */
+    if (at >= 0 && user != NULL && strncmp(user, lib, len) == 0 &&
+        (user[len] == '\0' || user[len] == ':'))
+        return 0;
     char *preload = NULL, *asan = NULL;
     const char *uasan = fy_mpx_env_user(o, "ASAN_OPTIONS", &asan_at);
     if (asprintf(&preload, "%s%s%s", lib, user && *user ? ":" : "", user ? user : "") < 0 ||

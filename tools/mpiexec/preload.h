@@ -19,7 +19,8 @@ int fy_mpx_env_set(fy_mpx_env_t *e, int at, const char *name, const char *value)
 /* <dir of mpiexec>/../lib/<name> into out; -1 with a message naming `opt` and `what` ("the
  * checker library") when it is not there. */
 int fy_mpx_tool_lib(const char *opt, const char *what, const char *name, char *out, size_t len);
-/* Puts lib in front of the ranks' LD_PRELOAD (the user's kept after it). A program built with
+/* Puts lib in front of the ranks' LD_PRELOAD (the user's kept after it; nothing done when an
+ * earlier call put it there already). A program built with
  * AddressSanitizer refuses to start when its runtime is not the first library loaded; it works
  * with ours in front, so it is told not to check. 0, or -1 (memory). */
 int fy_mpx_preload(fy_mpx_opts_t *o, const char *lib);
