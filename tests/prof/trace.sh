@@ -7,6 +7,7 @@
 # END; the profile in DIR. nb.c (3 ranks): receives completed by MPI_Waitall, MPI_Waitany and
 # MPI_Testall (persistent) with the status's source and size, persistent sends at MPI_Startall,
 # collective roots and sizes, a new communicator's members and an id equal on its members.
+# idup.c (4 ranks): a communicator made by MPI_Comm_idup, its members and id.
 # Refused before any rank starts: a DIR that exists, a parent that is not writable, --check
 # with --trace.
 set -u
@@ -81,6 +82,26 @@ for rank, (recs, clean, trailing) in d.items():
     if c is None or c['world'] != [x for x in range(3) if x % 2 == rank % 2]: fail('rank %d: split communicator %r' % (rank, c)); continue
     uids.setdefault(rank % 2, set()).add(c['uid'])
 if any(len(u) != 1 for u in uids.values()) or len(uids) != 2 or uids[0] == uids[1]: fail('communicator ids %r' % uids)
+"
+
+build idup || exit 1
+timeout -k 5 120 "$B/bin/mpiexec" --trace idt -n 4 ./idup > out 2> err < /dev/null
+rc=$?
+[ $rc = 0 ] || err "idup --trace: status $rc: $(tail -5 err)"
+py "
+import fyt_read
+def fail(m): print('FAIL:', m)
+uids = {}
+for rank, (recs, clean, trailing) in fyt_read.read_dir('idt').items():
+    comms = {r['id']: r for r in recs if r['type'] == 'COMM'}
+    msgs = [r for r in recs if r['type'] in ('SEND', 'RECV')]
+    if len(msgs) != 1: fail('rank %d: messages %r' % (rank, msgs)); continue
+    m = msgs[0]
+    peer = {0: 2, 1: 3, 2: 0, 3: 1}[rank]
+    c = comms.get(m['comm'])
+    if m['peer'] != peer or c is None or c['world'] != sorted([rank, peer]): fail('rank %d: %r on %r' % (rank, m, c)); continue
+    uids.setdefault(rank % 2, set()).add(c['uid'])
+if any(len(u) != 1 for u in uids.values()) or len(uids) != 2: fail('idup communicator ids %r' % uids)
 "
 
 # Refusals, before any rank starts (the program would print).

@@ -231,6 +231,9 @@ def wrapper(name, args):
         decl.append('    MPI_Comm old_ = *comm;')
         post.append('    if (rc == MPI_SUCCESS)')
         post.append('        prof_comm_free(old_);')
+    if base.startswith('Comm_idup'):
+        post.append('    if (rc == MPI_SUCCESS)')
+        post.append('        prof_comm_idup(comm, newcomm, *request);')
     if base == 'Comm_get_parent':
         post.append('    if (rc == MPI_SUCCESS)')
         post.append('        prof_comm_new(*parent, 0);')

@@ -257,12 +257,16 @@ typedef struct prof_comm {
     int rank, size, rsize, inter;
     int *world;       /* size world ranks, then rsize of the remote group */
     uint32_t coll_seq; /* blocking collectives begun on it */
+    uint64_t idups;    /* MPI_Comm_idup calls on it */
 } prof_comm_t;
 
 prof_comm_t *prof_comm_get(MPI_Comm c);
 void prof_comm_init(void);
 void prof_comm_new(MPI_Comm c, int collective);
 void prof_comm_free(MPI_Comm c);
+void prof_comm_idup(MPI_Comm parent, MPI_Comm *newcomm, MPI_Request r);
+void prof_comm_idup_done(MPI_Comm newcomm, uint64_t uid);
+void prof_req_idup(MPI_Request r, MPI_Comm *newcomm, uint64_t uid);
 static inline int prof_world_of(const prof_comm_t *pc, int r)
 {
     if (pc == NULL || r < 0)

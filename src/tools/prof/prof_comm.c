@@ -72,6 +72,107 @@ static prof_comm_t *table_take(MPI_Comm c)
 }
 
 static prof_comm_t unknown_c = {.h = MPI_COMM_NULL, .idx = 0, .uid = 0, .rank = -1};
+static int *world_ranks(MPI_Group g, int n);
+static void comm_new(MPI_Comm c, int collective, uint64_t uid);
+
+/* MPI_Comm_idup: the new handle is good only once the request completes, so the communicator
+ * is registered at its first use; its id is made now, equal on all members without a message:
+ * from the parent's id and the number of this idup on the parent (all members call idup on it
+ * in the same order). */
+#define IDUP_SLOTS 64
+static struct {
+    MPI_Comm h;
+    uint64_t uid;
+} idup_pending[IDUP_SLOTS];
+
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+void prof_comm_idup(MPI_Comm parent, MPI_Comm *newcomm, MPI_Request r)
+{
+    if (!atomic_load(&prof_g.on))
+        return;
+    prof_comm_t *pc = prof_comm_get(parent);
+    uint64_t uid = (mix(pc->uid ^ mix(++pc->idups)) & ~(3ull << 62)) | (1ull << 62);
+    prof_req_idup(r, newcomm, uid); /* the handle is known when the request completes */
+}
+
+/* The request of an MPI_Comm_idup completed: its communicator's id, for its first use. */
+void prof_comm_idup_done(MPI_Comm newcomm, uint64_t uid)
+{
+    if (newcomm == MPI_COMM_NULL)
+        return;
+    if (PROF_UNLIKELY(prof_g.mt))
+        prof_lock();
+    int at = -1;
+    for (int i = 0; i < IDUP_SLOTS && at < 0; i++)
+        if (idup_pending[i].h == MPI_COMM_NULL || idup_pending[i].h == 0)
+            at = i;
+    if (at < 0)
+        at = (int)(uid % IDUP_SLOTS);
+    idup_pending[at].h = newcomm;
+    idup_pending[at].uid = uid;
+    if (PROF_UNLIKELY(prof_g.mt))
+        prof_unlock();
+}
+
+static uint64_t idup_uid(MPI_Comm c)
+{
+    uint64_t uid = 0;
+    if (PROF_UNLIKELY(prof_g.mt))
+        prof_lock();
+    for (int i = 0; i < IDUP_SLOTS; i++)
+        if (idup_pending[i].h == c && c != MPI_COMM_NULL && c != 0) {
+            uid = idup_pending[i].uid;
+            idup_pending[i].h = MPI_COMM_NULL;
+            break;
+        }
+    if (PROF_UNLIKELY(prof_g.mt))
+        prof_unlock();
+    return uid;
+}
+
+/* A communicator we did not see made (MPI_Comm_idup's, whose handle is good only once its
+ * request completes; or one made by a call we do not follow): registered at its first use,
+ * with an id known to this rank only. A handle that is not a communicator (the program's
+ * error, which its own call reports next) is not: the probe's error returns. */
+static prof_comm_t *first_use(MPI_Comm c)
+{
+    if (c == MPI_COMM_NULL || !atomic_load(&prof_g.on))
+        return &unknown_c;
+    /* An invalid handle's error goes to MPI_COMM_SELF's or MPI_COMM_WORLD's handler. */
+    MPI_Errhandler eh[2] = {MPI_ERRHANDLER_NULL, MPI_ERRHANDLER_NULL};
+    MPI_Comm on[2] = {MPI_COMM_WORLD, MPI_COMM_SELF};
+    for (int k = 0; k < 2; k++) {
+        PMPI_Comm_get_errhandler(on[k], &eh[k]);
+        PMPI_Comm_set_errhandler(on[k], MPI_ERRORS_RETURN);
+    }
+    int n = 0, rc = PMPI_Comm_size(c, &n);
+    for (int k = 0; k < 2; k++) {
+        PMPI_Comm_set_errhandler(on[k], eh[k]);
+        if (eh[k] != MPI_ERRHANDLER_NULL)
+            PMPI_Errhandler_free(&eh[k]);
+    }
+    if (rc != MPI_SUCCESS)
+        return &unknown_c;
+    comm_new(c, 0, idup_uid(c));
+    if (PROF_UNLIKELY(prof_g.mt))
+        prof_lock();
+    prof_comm_t *pc = NULL;
+    size_t i = hash(c);
+    while (nslots && slot[i] != NULL && slot[i]->h != c)
+        i = (i + 1) & (nslots - 1);
+    if (nslots)
+        pc = slot[i];
+    if (PROF_UNLIKELY(prof_g.mt))
+        prof_unlock();
+    return pc ? pc : &unknown_c;
+}
 
 prof_comm_t *prof_comm_get(MPI_Comm c)
 {
@@ -90,9 +191,7 @@ prof_comm_t *prof_comm_get(MPI_Comm c)
     }
     if (PROF_UNLIKELY(prof_g.mt))
         prof_unlock();
-    /* A communicator made before we were loaded, or by a call we do not follow: taken as
-     * MPI_COMM_WORLD's index with no members known. */
-    return pc ? pc : &unknown_c;
+    return pc ? pc : first_use(c);
 }
 
 static int *world_ranks(MPI_Group g, int n)
@@ -161,6 +260,12 @@ void prof_comm_init(void)
 
 void prof_comm_new(MPI_Comm c, int collective)
 {
+    comm_new(c, collective, 0);
+}
+
+/* uid: 0 to make one (collective: agreed with the members; else this rank's own). */
+static void comm_new(MPI_Comm c, int collective, uint64_t uid)
+{
     if (c == MPI_COMM_NULL || !atomic_load(&prof_g.on))
         return;
     prof_comm_t *pc = calloc(1, sizeof *pc);
@@ -168,7 +273,9 @@ void prof_comm_new(MPI_Comm c, int collective)
         return;
     pc->h = c;
     members(pc);
-    if (collective) {
+    if (uid != 0) {
+        pc->uid = uid;
+    } else if (collective) {
         int lowest = 1 << 30;
         for (int i = 0; i < pc->size + pc->rsize; i++)
             if (pc->world[i] >= 0 && pc->world[i] < lowest)

@@ -113,7 +113,7 @@ void prof_recv(prof_frame_t *f, const MPI_Status *st, prof_comm_t *pc, int nb)
 }
 
 /* ---- Requests followed to their completion ---- */
-enum { REQ_RECV = 1, REQ_PSEND = 2 };
+enum { REQ_RECV = 1, REQ_PSEND = 2, REQ_IDUP = 3 };
 typedef struct preq {
     MPI_Request h;
     uint8_t kind;
@@ -121,7 +121,8 @@ typedef struct preq {
     int16_t id;
     int dest_world, tag;
     prof_comm_t *pc;
-    uint64_t bytes;
+    uint64_t bytes;      /* REQ_IDUP: the new communicator's id */
+    MPI_Comm *newcomm;   /* REQ_IDUP: where the handle will be (valid until completion) */
 } preq_t;
 
 #define REQ_SLOTS 16384
@@ -191,6 +192,14 @@ void prof_req_recv(MPI_Request r, prof_comm_t *pc, int id, int persistent)
     req_put(&e);
 }
 
+void prof_req_idup(MPI_Request r, MPI_Comm *newcomm, uint64_t uid)
+{
+    if (r == MPI_REQUEST_NULL)
+        return;
+    preq_t e = {.h = r, .kind = REQ_IDUP, .bytes = uid, .newcomm = newcomm};
+    req_put(&e);
+}
+
 void prof_req_psend(MPI_Request r, MPI_Count count, MPI_Datatype type, int dest, int tag,
                     MPI_Comm comm)
 {
@@ -208,7 +217,13 @@ void prof_req_psend(MPI_Request r, MPI_Count count, MPI_Datatype type, int dest,
 void prof_req_done(prof_frame_t *f, MPI_Request r, const MPI_Status *st)
 {
     preq_t e;
-    if (r == MPI_REQUEST_NULL || !req_get(r, &e, true) || e.kind != REQ_RECV || st == NULL)
+    if (r == MPI_REQUEST_NULL || !req_get(r, &e, true))
+        return;
+    if (e.kind == REQ_IDUP) {
+        prof_comm_idup_done(*e.newcomm, e.bytes);
+        return;
+    }
+    if (e.kind != REQ_RECV || st == NULL)
         return;
     if (!prof_status_cancelled(st))
         prof_recv(f, st, e.pc, 1);
