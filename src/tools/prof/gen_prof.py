@@ -126,7 +126,6 @@ def klass(base):
 def wrapper(name, args):
     params = split_params(args)
     names = {p[1] for p in params}
-    decls = {p[1]: p[0] for p in params}
     call = ', '.join(p[1] for p in params)
     big = name.endswith('_c')
     base = name[:-2] if big else name
@@ -247,7 +246,6 @@ def wrapper(name, args):
     b.append('    prof_leave(&f);')
     b.append('    return rc;')
     b.append('}')
-    _ = decls
     return '\n'.join(b) + '\n'
 
 
