@@ -129,6 +129,8 @@ static const struct {
     {"launcher", 1},    {"bootstrap", 1},  {"launcher-exec", 1}, {"bootstrap-exec", 1},
     {"iface", 1},       {"allow-run-as-root", 0}, {"bind-to", 1}, {"rank-by", 1},
     {"report-bindings", 0}, {"use-hwthread-cpus", 0}, {"mca", 2},
+    {"profile", 0},     {"trace", 1},      {"trace-calls", 1},   {"trace-ranks", 1},
+    {"trace-window", 1}, {"trace-max", 1},
 };
 
 /* Options that name hosts: the ranks may then run on machines of another architecture. */

@@ -116,7 +116,7 @@ def main():
     write_if_changed(os.path.join(o.out_gen, 'api_entry.c'), '\n'.join(body))
 
     mapfile = ('{\n  global:\n    MPI_*;\n    PMPI_*;\n    MPIR_Dup_fn;\n'
-               '    MPIR_F08_*;\n  local:\n    *;\n};\n')
+               '    MPIR_F08_*;\n    ferry_trace_*;\n  local:\n    *;\n};\n')
     write_if_changed(os.path.join(o.out_gen, 'libmpi.map'), mapfile)
     n_impl = len([1 for _, n, _ in funcs if n in implemented or n in HANDWRITTEN])
     print(f'gen_api: {len(funcs)} functions, {n_impl} implemented, '

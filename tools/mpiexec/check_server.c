@@ -50,6 +50,7 @@
  * at once.
  */
 #include "check.h"
+#include "preload.h"
 
 #include "fy_sha256.h"
 
@@ -116,83 +117,13 @@ static struct server {
 
 /* ---- Setting up ---- */
 
-static int add_var(fy_mpx_env_t *e, const char *name, const char *value)
-{
-    char *s;
-    if (asprintf(&s, "%s=%s", name, value) < 0)
-        return -1;
-    char **v = realloc(e->var, sizeof(*e->var) * (size_t)(e->n + 1));
-    if (v == NULL) {
-        free(s);
-        return -1;
-    }
-    e->var = v;
-    e->var[e->n++] = s;
-    return 0;
-}
-
-/* The user's value of a variable for the ranks: from -genv/-x if given there (*at its index),
- * else ours. */
-static const char *user_value(const fy_mpx_opts_t *o, const char *name, int *at)
-{
-    size_t len = strlen(name);
-    *at = -1;
-    for (int i = o->env.n - 1; i >= 0; i--)
-        if (strncmp(o->env.var[i], name, len) == 0 && o->env.var[i][len] == '=') {
-            *at = i;
-            return o->env.var[i] + len + 1;
-        }
-    return o->env_none ? NULL : getenv(name);
-}
-
-static void drop_var(fy_mpx_env_t *e, int at)
-{
-    free(e->var[at]);
-    memmove(&e->var[at], &e->var[at + 1], sizeof(char *) * (size_t)(e->n - at - 1));
-    e->n--;
-}
-
-/* Sets name=value for the ranks in place of the user's -genv of it, if any. */
-static int set_var(fy_mpx_env_t *e, int at, const char *name, const char *value)
-{
-    if (add_var(e, name, value) != 0)
-        return -1;
-    if (at >= 0)
-        drop_var(e, at);
-    return 0;
-}
-
-static int find_library(char *out, size_t len)
-{
-    char self[PATH_MAX - 32];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (n <= 0) {
-        fprintf(stderr, FY_MPX_PROG ": --check: cannot find our own program (/proc/self/exe)\n");
-        return -1;
-    }
-    self[n] = '\0';
-    char *slash = strrchr(self, '/');
-    *slash = '\0';
-    slash = strrchr(self, '/');
-    if (slash != NULL)
-        *slash = '\0';
-    snprintf(out, len, "%s/lib/libferry_check.so", slash != NULL ? self : "..");
-    if (access(out, R_OK) != 0) {
-        fprintf(stderr, FY_MPX_PROG ": --check needs the checker library '%s': %s (it is "
-                "installed in the lib directory next to mpiexec's bin directory)\n", out,
-                strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 static const fy_mpx_check_hooks_t hooks;
 
 int fy_mpx_check_setup(fy_mpx_opts_t *o, int remote, const char *iface, int all_here,
                        const char *first_remote)
 {
     char lib[PATH_MAX];
-    if (find_library(lib, sizeof(lib)) != 0)
+    if (fy_mpx_tool_lib("--check", "the checker library", "libferry_check.so", lib, sizeof(lib)) != 0)
         return -1;
     S.ls.nlfd = 0;
     if (!remote || all_here) {
@@ -215,25 +146,10 @@ int fy_mpx_check_setup(fy_mpx_opts_t *o, int remote, const char *iface, int all_
     for (int i = 0; i < 32; i++)
         snprintf(keyhex + 2 * i, 3, "%02x", S.key[i]);
     snprintf(addr, sizeof(addr), "%s:%d", S.ls.addrs, S.ls.port);
-    /* Ours first, the user's after it. A program built with AddressSanitizer (ferry run
-     * --debug) refuses to start when its runtime is not the first library loaded; it works
-     * with ours in front, so it is told not to check. */
-    int at, asan_at;
-    const char *user = user_value(o, "LD_PRELOAD", &at);
-    char *preload = NULL, *asan = NULL;
-    const char *uasan = user_value(o, "ASAN_OPTIONS", &asan_at);
-    if (asprintf(&preload, "%s%s%s", lib, user && *user ? ":" : "", user ? user : "") < 0 ||
-        asprintf(&asan, "%s%sverify_asan_link_order=0", uasan ? uasan : "",
-                 uasan && *uasan ? ":" : "") < 0)
-        return -1;
-    int rc = set_var(&o->env, at, "LD_PRELOAD", preload);
-    if (uasan == NULL || strstr(uasan, "verify_asan_link_order") == NULL) {
-        user_value(o, "ASAN_OPTIONS", &asan_at); /* the index may have moved */
-        rc |= set_var(&o->env, asan_at, "ASAN_OPTIONS", asan);
-    }
-    rc |= add_var(&o->env, "FERRY_CHECK_ADDR", addr) | add_var(&o->env, "FERRY_CHECK_KEY", keyhex);
-    free(preload);
-    free(asan);
+    /* Ours first, the user's after it (preload.c). */
+    int rc = fy_mpx_preload(o, lib);
+    rc |= fy_mpx_env_add(&o->env, "FERRY_CHECK_ADDR", addr) |
+          fy_mpx_env_add(&o->env, "FERRY_CHECK_KEY", keyhex);
     S.J.size = o->np;
     S.J.r = calloc((size_t)o->np, sizeof(*S.J.r));
     S.rc = calloc((size_t)o->np, sizeof(*S.rc));

@@ -2,6 +2,7 @@
  * flags of both that mean nothing on a single host (accepted and ignored). */
 #include "check.h"
 #include "mpiexec.h"
+#include "prof_opts.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -38,6 +39,7 @@ enum opt_id {
     OPT_LAUNCHER_EXEC,
     OPT_IFACE,
     OPT_CHECK,
+    OPT_PROF,
     OPT_HELP,
     OPT_VERSION,
     OPT_IGNORE,
@@ -93,6 +95,13 @@ static const opt_t options[] = {
     {"iface", 1, OPT_IFACE},
     /* The correctness checker (check_server.c). */
     {"check", 0, OPT_CHECK},
+    /* The recorder (prof_opts.c). */
+    {"profile", 0, OPT_PROF},
+    {"trace", 1, OPT_PROF},
+    {"trace-calls", 1, OPT_PROF},
+    {"trace-ranks", 1, OPT_PROF},
+    {"trace-window", 1, OPT_PROF},
+    {"trace-max", 1, OPT_PROF},
     /* Binding and the rest: nothing to do. */
     {"allow-run-as-root", 0, OPT_IGNORE},
     {"bind-to", 1, OPT_IGNORE},
@@ -138,6 +147,15 @@ static void usage(FILE *f)
                "  --check                 run under the correctness checker (libferry_check.so):\n"
                "                          reports MPI errors, and ends a deadlocked job with\n"
                "                          the ranks' wait-for cycle (status 3)\n"
+               "  --profile               write a profile of the MPI calls at MPI_Finalize\n"
+               "                          (<prog>.<n>.<job>.profile.txt and .json; also\n"
+               "                          FERRY_PROFILE=1)\n"
+               "  --trace DIR             record a trace into DIR (a new directory): raw\n"
+               "                          files, the profile, then OTF2 (ferry-otf2)\n"
+               "  --trace-calls LIST      functions to trace: names, p2p, coll, rma, -NAME\n"
+               "  --trace-ranks LIST      ranks that record, like 0-3,7\n"
+               "  --trace-window S:E      record from S to E seconds after MPI_Init\n"
+               "  --trace-max SIZE        the trace's size cap for the job (default 1G)\n"
                "  --                      ends the options: the program follows\n"
                "  -h, --help, --version\n"
                "Ignored: --allow-run-as-root -bind-to X -rank-by X --mca K V\n\n"
@@ -424,6 +442,10 @@ int main(int argc, char **argv)
             case OPT_LAUNCHER_EXEC: launcher_exec = a[0]; break;
             case OPT_IFACE: iface = a[0]; break;
             case OPT_CHECK: check = 1; break;
+            case OPT_PROF:
+                if (fy_mpx_prof_option(op->name, a[0], err, sizeof err) != 0)
+                    die("%s", err);
+                break;
             case OPT_ENV: add_env(&o.env, a[0], a[1]); break;
             case OPT_ENV_LOCAL: add_env(&cur.env, a[0], a[1]); break;
             case OPT_ENVALL: o.env_none = 0; break;
@@ -515,6 +537,8 @@ int main(int argc, char **argv)
     if (remote && strcmp(launcher, "slurm") == 0 && (job_id == NULL || *job_id == '\0'))
         die("-launcher slurm starts the proxies as steps of the Slurm job we run in, and there "
             "is none (no SLURM_JOB_ID): run inside sbatch or salloc, or use -launcher ssh");
+    if (fy_mpx_prof_setup(&o, check) != 0)
+        return 1;
     if (check) {
         const char *first_remote = NULL;
         for (int r = 0; r < o.np && first_remote == NULL; r++)
@@ -536,6 +560,7 @@ int main(int argc, char **argv)
         status = fy_mpx_launch(&o);
     }
     fy_mpx_check_close();
+    fy_mpx_prof_finish();
     free(host_of);
     fy_mpx_hosts_free(&hosts);
     free_opts(&o);

@@ -1,12 +1,9 @@
 /* Communicators as the checker sees them: each user communicator gets a shadow (a PMPI_Comm_dup
  * made where it is created) that carries the checker's own messages, an id equal on every member
- * and distinct between communicators (for the deadlock watch), and its members' world ranks.
- *
- * Ids: world is 0, self is 1<<63 | world rank; any other communicator is
- * (max over members of their next counter) << 24 | (lowest member world rank + 1). Two
- * communicators with a common member differ in the counter (that member's counter passed the
- * first one's), two without one differ in the lowest member. */
+ * and distinct between communicators (for the deadlock watch; src/common/fy_comm_uid.h, shared
+ * with the recorder), and its members' world ranks. */
 #include "chk.h"
+#include "fy_comm_uid.h"
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -131,11 +128,11 @@ void chk_comm_init(void)
 {
     chk_comm_t *w = add(MPI_COMM_WORLD);
     members(w);
-    w->id = 0;
+    w->id = FY_COMM_UID_WORLD;
     make_shadow(w);
     chk_comm_t *s = add(MPI_COMM_SELF);
     members(s);
-    s->id = (1ull << 63) | (uint64_t)chk_rank;
+    s->id = fy_comm_uid_self(chk_rank);
     make_shadow(s);
     announce(w);
     announce(s);
@@ -171,7 +168,7 @@ void chk_comm_new(MPI_Comm comm, const char *call, const void *ra)
         agreed = agreed > local ? agreed : local;
     }
     next_counter = agreed + 1;
-    c->id = (agreed << 24) | (uint64_t)(lowest + 1);
+    c->id = fy_comm_uid(agreed, lowest);
     announce(c);
 }
 

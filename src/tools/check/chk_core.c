@@ -1,6 +1,7 @@
 /* The checker's core: its knobs, the report format, source locations, and the wrappers of
  * MPI_Init, MPI_Init_thread, MPI_Finalize and MPI_Abort that start and end the checks. */
 #include "chk.h"
+#include "fy_addr2line.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -186,28 +187,14 @@ const char *chk_module_of(const void *ra, uint64_t *off)
     return w->module;
 }
 
-/* addr2line on one address of one module: "file:line" (basename) and the function. The return
- * address points after the call: one byte back is inside it. */
+/* addr2line on one address of one module (src/common/fy_addr2line.c): "file:line" (basename)
+ * and the function. The return address points after the call: one byte back is inside it. */
 static void resolve(const char *module, uint64_t off, char **text, char **func)
 {
-    char cmd[4600], line1[512] = "", line2[512] = "";
-    snprintf(cmd, sizeof cmd, "addr2line -f -i -e '%s' 0x%llx 2>/dev/null", module,
-             (unsigned long long)(off ? off - 1 : 0));
-    FILE *p = popen(cmd, "r");
-    if (p) {
-        if (fgets(line1, sizeof line1, p))
-            if (!fgets(line2, sizeof line2, p))
-                line2[0] = 0;
-        char drain[512];
-        while (fgets(drain, sizeof drain, p))
-            ;
-        pclose(p);
-    }
-    line1[strcspn(line1, "\n")] = 0;
-    line2[strcspn(line2, "\n")] = 0;
-    char *sp = strstr(line2, " (discriminator");
-    if (sp)
-        *sp = 0;
+    char line1[512], line2[512];
+    char *l1 = line1, *l2 = line2;
+    uint64_t at = off ? off - 1 : 0;
+    fy_addr2line(module, &at, 1, &l2, &l1, sizeof line1, "FERRY_CHECK_", 10000);
     char out[600];
     if (line2[0] && line2[0] != '?') {
         const char *base = strrchr(line2, '/');

@@ -14,6 +14,7 @@
 #include "chk_watch.h"
 
 #include "fy_addr.h"
+#include "fy_addr2line.h"
 #include "fy_sha256.h"
 
 #include <arpa/inet.h>
@@ -309,66 +310,18 @@ void chk_watch_comm_name(uint64_t id, const char *name)
 
 /* ---- Where a block is: the return address as file:line ---- */
 
-/* Runs addr2line on module at addr; the first (innermost) function and file:line it prints. */
+/* Runs addr2line on module at addr (src/common/fy_addr2line.c): the function and file:line. */
 static int addr2line(const char *module, uintptr_t addr, char *func, size_t flen, char *file,
                      size_t len)
 {
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) != 0)
+    char fbuf[PATH_MAX], nbuf[PATH_MAX];
+    char *fp = fbuf, *np = nbuf;
+    uint64_t off = addr;
+    /* Not our library again (LD_PRELOAD, dropped by fy_addr2line), nor the server's address. */
+    if (fy_addr2line(module, &off, 1, &fp, &np, sizeof(fbuf), "FERRY_CHECK_", RESOLVE_MS) != 0)
         return -1;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    char hex[32];
-    snprintf(hex, sizeof(hex), "0x%" PRIxPTR, addr);
-    char *argv[] = {"addr2line", "-f", "-i", "-e", (char *)module, hex, NULL};
-    /* Not our library again (LD_PRELOAD), nor the check server's address. */
-    int nenv = 0;
-    while (environ[nenv] != NULL)
-        nenv++;
-    char **envp = calloc((size_t)nenv + 1, sizeof(char *));
-    int k = 0;
-    for (int i = 0; envp != NULL && i < nenv; i++)
-        if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 &&
-            strncmp(environ[i], "FERRY_CHECK_", 12) != 0)
-            envp[k++] = environ[i];
-    pid_t pid;
-    int rc = envp == NULL ? -1 : posix_spawnp(&pid, "addr2line", &fa, NULL, argv, envp);
-    posix_spawn_file_actions_destroy(&fa);
-    free(envp);
-    close(p[1]);
-    if (rc != 0) {
-        close(p[0]);
-        return -1;
-    }
-    char out[1024];
-    size_t got = 0;
-    long long until = now_ms() + RESOLVE_MS;
-    for (;;) {
-        long long left = until - now_ms();
-        struct pollfd pf = {.fd = p[0], .events = POLLIN};
-        if (left <= 0 || poll(&pf, 1, (int)left) <= 0) {
-            kill(pid, SIGKILL);
-            break;
-        }
-        ssize_t n = read(p[0], out + got, sizeof(out) - 1 - got);
-        if (n <= 0 || (got += (size_t)n) == sizeof(out) - 1)
-            break;
-    }
-    close(p[0]);
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-        ;
-    out[got] = '\0';
-    char *l2 = strchr(out, '\n');
-    if (l2 == NULL)
-        return -1;
-    *l2++ = '\0';
-    l2[strcspn(l2, "\n")] = '\0';
-    l2[strcspn(l2, " ")] = '\0'; /* "file:12 (discriminator 3)" */
-    copy_str(func, flen, out);
-    copy_str(file, len, l2);
+    copy_str(func, flen, nbuf);
+    copy_str(file, len, fbuf);
     return 0;
 }
 
