@@ -54,31 +54,11 @@ for r in $(seq "$REPS"); do
         checked $mode 2 "$T/latency" -m -x 64K -i "$ITERS" 2>/dev/null |
             awk -v m=$mode '/^RESULT/ && / size=(1|1024|65536) / {
                 for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-                print "lat", m, v["size"], v["value"], v["p10"] }' >> "$T/rows"
+                print "latency-" v["size"] "B(us)", m, v["value"], v["p10"] }' >> "$T/rows"
         checked $mode 4 "$T/cpi" -m -n "$CPI_N" 2>/dev/null |
             awk -v m=$mode '/^RESULT/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-                print "cpi", m, 4, v["value"], v["value"] }' >> "$T/rows"
+                print "cpi-4-ranks(s)", m, v["value"], v["value"] }' >> "$T/rows"
     done
 done
 
-python3 - "$T/rows" <<'PY'
-import statistics, sys
-rows = {}
-for line in open(sys.argv[1]):
-    kind, mode, size, med, p10 = line.split()
-    rows.setdefault((kind, size), {}).setdefault(mode, []).append((float(med), float(p10)))
-print(f"{'benchmark':<22} {'checker':<10} {'median':>10} {'p10':>10} {'x median':>9} {'x p10':>7}")
-for (kind, size), by in sorted(rows.items(), key=lambda kv: (kv[0][0] != 'lat', int(kv[0][1]))):
-    name = f"latency {size} B (us)" if kind == 'lat' else "cpi 4 ranks (s)"
-    base = by.get('off')
-    bm = statistics.median(m for m, _ in base) if base else None
-    bp = statistics.median(p for _, p in base) if base else None
-    for mode in ('off', 'log@base', 'log', 'check@base', 'check', 'shadow'):
-        if mode not in by:
-            continue
-        m = statistics.median(x for x, _ in by[mode])
-        p = statistics.median(y for _, y in by[mode])
-        rm = f"{m / bm:.2f}" if bm else "-"
-        rp = f"{p / bp:.2f}" if bp else "-"
-        print(f"{name:<22} {mode:<10} {m:>10.3f} {p:>10.3f} {rm:>9} {rp:>7}")
-PY
+python3 "$ROOT/bench/modes_table.py" "$T/rows" off log@base log check@base check shadow
