@@ -5,8 +5,9 @@
 # `test`: also the reference MPIs (MPICH, Open MPI) for differential and interop tests, and
 # python3-venv for the mpi4py test, and Slurm with munge (tests/slurm: the tests start the daemons
 # themselves, with their own configuration), otf2-tools (otf2-print reads our traces in the
-# tests) and chromium (the tests of ferry view's page, driven by Playwright from PyPI); `bench`: those and iperf3 (the link's limit between
-# the test hosts, bench/hosts.sh) and GNU parallel (bench/farm.sh compares ferry farm with it).
+# tests) and chromium (the tests of ferry view's page, driven by Playwright from PyPI);
+# `bench`: those and iperf3 (the link's limit between the test hosts, bench/hosts.sh) and GNU
+# parallel (bench/farm.sh compares ferry farm with it).
 # Does nothing for packages already present.
 set -e
 want="build-essential cmake ninja-build python3 pkg-config libpmix-dev libotf2-trace-dev zlib1g-dev"
