@@ -4,9 +4,10 @@
 #
 # Programs: bench/callcost (ns per MPI call, 1 rank, 11 x 100,000 calls: the tool's cost per
 # call), bench/latency at 2 ranks (1 B, 1 KiB, 64 KiB), and bench/apps at 4 ranks (cpi, gauss
-# with rows and cyclic partitioning, nbody, matmul, fft2d, is). For each: the program's own time (what it prints,
-# measured between its MPI calls) and, for the applications, the job's wall time from the start
-# of mpiexec to its end (with --trace that includes writing profile.txt and the OTF2 archive).
+# with rows and cyclic partitioning, nbody, matmul, fft2d, is). For each: the program's own
+# time (what it prints, measured between its MPI calls) and, for the applications, the job's
+# wall time from the start of mpiexec to its end (with --trace that includes writing
+# profile.txt and the OTF2 archive).
 # Prints the table of bench/modes_table.py: medians over REPS, p10 where the program gives one,
 # ratios to the run without the recorder. A benchmark: it prints numbers, it asserts nothing.
 #
