@@ -51,7 +51,7 @@
  */
 #include "check.h"
 
-#include "fy_sha256.h"
+#include "fy_auth.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -116,83 +116,12 @@ static struct server {
 
 /* ---- Setting up ---- */
 
-static int add_var(fy_mpx_env_t *e, const char *name, const char *value)
-{
-    char *s;
-    if (asprintf(&s, "%s=%s", name, value) < 0)
-        return -1;
-    char **v = realloc(e->var, sizeof(*e->var) * (size_t)(e->n + 1));
-    if (v == NULL) {
-        free(s);
-        return -1;
-    }
-    e->var = v;
-    e->var[e->n++] = s;
-    return 0;
-}
-
-/* The user's value of a variable for the ranks: from -genv/-x if given there (*at its index),
- * else ours. */
-static const char *user_value(const fy_mpx_opts_t *o, const char *name, int *at)
-{
-    size_t len = strlen(name);
-    *at = -1;
-    for (int i = o->env.n - 1; i >= 0; i--)
-        if (strncmp(o->env.var[i], name, len) == 0 && o->env.var[i][len] == '=') {
-            *at = i;
-            return o->env.var[i] + len + 1;
-        }
-    return o->env_none ? NULL : getenv(name);
-}
-
-static void drop_var(fy_mpx_env_t *e, int at)
-{
-    free(e->var[at]);
-    memmove(&e->var[at], &e->var[at + 1], sizeof(char *) * (size_t)(e->n - at - 1));
-    e->n--;
-}
-
-/* Sets name=value for the ranks in place of the user's -genv of it, if any. */
-static int set_var(fy_mpx_env_t *e, int at, const char *name, const char *value)
-{
-    if (add_var(e, name, value) != 0)
-        return -1;
-    if (at >= 0)
-        drop_var(e, at);
-    return 0;
-}
-
-static int find_library(char *out, size_t len)
-{
-    char self[PATH_MAX - 32];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (n <= 0) {
-        fprintf(stderr, FY_MPX_PROG ": --check: cannot find our own program (/proc/self/exe)\n");
-        return -1;
-    }
-    self[n] = '\0';
-    char *slash = strrchr(self, '/');
-    *slash = '\0';
-    slash = strrchr(self, '/');
-    if (slash != NULL)
-        *slash = '\0';
-    snprintf(out, len, "%s/lib/libferry_check.so", slash != NULL ? self : "..");
-    if (access(out, R_OK) != 0) {
-        fprintf(stderr, FY_MPX_PROG ": --check needs the checker library '%s': %s (it is "
-                "installed in the lib directory next to mpiexec's bin directory)\n", out,
-                strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 static const fy_mpx_check_hooks_t hooks;
 
 int fy_mpx_check_setup(fy_mpx_opts_t *o, int remote, const char *iface, int all_here,
                        const char *first_remote)
 {
-    char lib[PATH_MAX];
-    if (find_library(lib, sizeof(lib)) != 0)
+    if (fy_mpx_preload(o, "libferry_check.so", "--check", "checker") != 0)
         return -1;
     S.ls.nlfd = 0;
     if (!remote || all_here) {
@@ -212,28 +141,10 @@ int fy_mpx_check_setup(fy_mpx_opts_t *o, int remote, const char *iface, int all_
         return -1;
     }
     char keyhex[65], addr[sizeof(S.ls.addrs) + 16];
-    for (int i = 0; i < 32; i++)
-        snprintf(keyhex + 2 * i, 3, "%02x", S.key[i]);
+    fy_auth_tohex(S.key, 32, keyhex);
     snprintf(addr, sizeof(addr), "%s:%d", S.ls.addrs, S.ls.port);
-    /* Ours first, the user's after it. A program built with AddressSanitizer (ferry run
-     * --debug) refuses to start when its runtime is not the first library loaded; it works
-     * with ours in front, so it is told not to check. */
-    int at, asan_at;
-    const char *user = user_value(o, "LD_PRELOAD", &at);
-    char *preload = NULL, *asan = NULL;
-    const char *uasan = user_value(o, "ASAN_OPTIONS", &asan_at);
-    if (asprintf(&preload, "%s%s%s", lib, user && *user ? ":" : "", user ? user : "") < 0 ||
-        asprintf(&asan, "%s%sverify_asan_link_order=0", uasan ? uasan : "",
-                 uasan && *uasan ? ":" : "") < 0)
-        return -1;
-    int rc = set_var(&o->env, at, "LD_PRELOAD", preload);
-    if (uasan == NULL || strstr(uasan, "verify_asan_link_order") == NULL) {
-        user_value(o, "ASAN_OPTIONS", &asan_at); /* the index may have moved */
-        rc |= set_var(&o->env, asan_at, "ASAN_OPTIONS", asan);
-    }
-    rc |= add_var(&o->env, "FERRY_CHECK_ADDR", addr) | add_var(&o->env, "FERRY_CHECK_KEY", keyhex);
-    free(preload);
-    free(asan);
+    int rc = fy_mpx_env_add(&o->env, "FERRY_CHECK_ADDR", addr) |
+             fy_mpx_env_add(&o->env, "FERRY_CHECK_KEY", keyhex);
     S.J.size = o->np;
     S.J.r = calloc((size_t)o->np, sizeof(*S.J.r));
     S.rc = calloc((size_t)o->np, sizeof(*S.rc));
@@ -368,7 +279,8 @@ static void accept_all(int lfd)
             return;
         }
         *c = (conn_t){.fd = fd, .rank = -1, .deadline = fy_mpx_now_ms() + HANDSHAKE_MS};
-        if (getrandom(c->nonce, sizeof(c->nonce), 0) != (ssize_t)sizeof(c->nonce)) {
+        char line[128];
+        if (fy_auth_hello("FERRY-CHECK", c->nonce, line, sizeof(line)) != 0) {
             conn_close(c);
             continue;
         }
@@ -384,10 +296,6 @@ static void accept_all(int lfd)
         snprintf(c->peer, sizeof(c->peer), "%s:%d", host, port);
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        char line[96] = "FERRY-CHECK 1 ";
-        for (int i = 0; i < 32; i++)
-            snprintf(line + 14 + 2 * i, 3, "%02x", c->nonce[i]);
-        strcat(line, "\n");
         say(c, line);
     }
 }
@@ -401,42 +309,13 @@ static void refuse(conn_t *c, const char *why)
     conn_close(c);
 }
 
-static int hexbyte(const char *s)
-{
-    int v = 0;
-    for (int k = 0; k < 2; k++) {
-        int c = s[k];
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-        if (d < 0)
-            return -1;
-        v = v * 16 + d;
-    }
-    return v;
-}
-
 static void on_auth(conn_t *c, const char *line)
 {
-    int rank, size, used = 0;
+    int rank, size;
     long pid;
-    char mac[72];
-    if (sscanf(line, "AUTH %d %d %ld %70s%n", &rank, &size, &pid, mac, &used) != 4 ||
-        strlen(mac) != 64) {
-        refuse(c, "not the check protocol");
-        return;
-    }
-    uint8_t msg[36], want[32], got[32];
-    memcpy(msg, c->nonce, 32);
-    uint32_t rb = htonl((uint32_t)rank);
-    memcpy(msg + 32, &rb, 4);
-    fy_hmac_sha256(S.key, sizeof(S.key), msg, sizeof(msg), want);
-    for (int i = 0; i < 32; i++) {
-        int b = hexbyte(mac + 2 * i);
-        got[i] = (uint8_t)(b < 0 ? 0 : b);
-        if (b < 0)
-            want[0] ^= 1; /* fails the comparison below */
-    }
-    if (!fy_ct_equal(want, got, 32)) {
-        refuse(c, "wrong key");
+    int rc = fy_auth_verify(S.key, c->nonce, line, &rank, &size, &pid);
+    if (rc != FY_AUTH_OK) {
+        refuse(c, rc == FY_AUTH_WRONG_KEY ? "wrong key" : "not the check protocol");
         return;
     }
     if (size != S.J.size || rank < 0 || rank >= S.J.size || S.rc[rank].fd >= 0 ||

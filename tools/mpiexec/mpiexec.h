@@ -220,8 +220,9 @@ struct fy_mpx_job {
     long long timeout_at_ms; /* 0: no timeout */
 };
 
-/* What mpiexec --check (check_server.c) adds to the poll loop; NULL without --check. Called
- * from the loop only, in mpiexec itself (a proxy has none). */
+/* What mpiexec --check (check_server.c) or --monitor (monitor.c) adds to the poll loop; NULL
+ * without either (they cannot be combined). Called from the loop only, in mpiexec itself (a
+ * proxy has none). */
 typedef struct fy_mpx_check_hooks {
     int (*slots)(void);                  /* most entries add() may fill */
     int (*add)(struct pollfd *pfd);      /* its descriptors for the next poll; how many */
@@ -230,6 +231,15 @@ typedef struct fy_mpx_check_hooks {
     void (*rank_exit)(int rank);         /* a rank of ours was reaped */
 } fy_mpx_check_hooks_t;
 extern const fy_mpx_check_hooks_t *fy_mpx_check_hooks;
+
+/* preload.c */
+/* Adds NAME=VALUE to the ranks' environment list; 0 or -1 (out of memory). */
+int fy_mpx_env_add(fy_mpx_env_t *e, const char *name, const char *value);
+/* Loads the tool library `name` (lib/ next to our bin/) in front of libmpi in every rank, before
+ * the user's LD_PRELOAD, once however many options ask; opt names the option and `what` the
+ * library in messages ("--check needs the checker library ..."). 0, or -1 with the message
+ * printed. */
+int fy_mpx_preload(fy_mpx_opts_t *o, const char *name, const char *opt, const char *what);
 
 /* job.c */
 /* The job on this host alone; returns mpiexec's exit status. */
