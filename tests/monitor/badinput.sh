@@ -18,6 +18,12 @@ rc=$?
 [ "$rc" = 1 ] || err "--check --monitor: status $rc"
 grep -q "mpiexec: --check and --monitor .* cannot be combined" both.out || err "--check --monitor: $(cat both.out)"
 
+FERRY_MONITOR_ROWS=many "$B/bin/mpiexec" --monitor -n 1 true > rows.out 2>&1
+rc=$?
+[ "$rc" = 1 ] || err "FERRY_MONITOR_ROWS=many: status $rc"
+grep -q "mpiexec: FERRY_MONITOR_ROWS='many': the most ranks shown a line each, 0 to 4096" rows.out ||
+    err "FERRY_MONITOR_ROWS=many: $(cat rows.out)"
+
 # ferry top's arguments.
 expect() { # expect STATUS PATTERN ferry top ARGS...
     local want=$1 pat=$2

@@ -9,8 +9,8 @@
  * second from the first rank's arrival, draw a block: per rank its host, state (MPI, compute,
  * finalized, exited, silent: no snapshot for SILENT_MS), current call and its age, the share of
  * its last second spent in MPI, messages and bytes per second (sent and received together), and
- * its calls. Up to TABLE_RANKS ranks one line each; beyond, a summary and the ranks longest in
- * one call. The block goes to stderr (not with --monitor=quiet) and to every `ferry top`
+ * its calls. Up to TABLE_RANKS ranks one line each (FERRY_MONITOR_ROWS); beyond, a summary
+ * and the ranks longest in one call. The block goes to stderr (not with --monitor=quiet) and to every `ferry top`
  * attached to our Unix socket.
  *
  * The Unix socket: ${XDG_RUNTIME_DIR:-/tmp}/ferry-<uid>/monitor.<our pid>.sock, in a directory
@@ -49,7 +49,7 @@
 #define HANDSHAKE_MS 5000     /* to authenticate after connecting */
 #define PEND_MAX 64           /* connections authenticating at once; more wait in the backlog */
 #define LINE_MAX_BYTES 1024   /* a rank's line; longer is not our protocol */
-#define TABLE_RANKS 64        /* one line per rank up to this many */
+#define TABLE_RANKS 64        /* one line per rank up to this many (FERRY_MONITOR_ROWS) */
 #define LONGEST_SHOWN 8       /* beyond: the ranks longest in one call */
 #define CLIENTS_MAX 16        /* ferry top attached at once */
 #define CLIENT_QUEUE_MAX (1 << 20) /* a client that reads nothing is dropped past this */
@@ -102,6 +102,7 @@ static struct {
     long long start_ms, next_block;
     int connected; /* some rank has connected: blocks are drawn from then on */
     int ended;     /* the block being drawn is the last */
+    int rows;      /* one line per rank up to this many ranks, else the summary */
     int refused;
     int ufd; /* the Unix socket, -1: none */
     char upath[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -199,6 +200,19 @@ static const fy_mpx_check_hooks_t hooks;
 int fy_mpx_monitor_setup(fy_mpx_opts_t *o, int quiet, int remote, const char *iface, int all_here,
                          const char *first_remote)
 {
+    /* The table's size limit: FERRY_MONITOR_ROWS ranks (tests use a small one for the summary). */
+    S.rows = TABLE_RANKS;
+    const char *rows = getenv("FERRY_MONITOR_ROWS");
+    if (rows != NULL && *rows != '\0') {
+        char *end;
+        long v = strtol(rows, &end, 10);
+        if (*end != '\0' || v < 0 || v > FY_MPX_MAX_RANKS) {
+            fprintf(stderr, FY_MPX_PROG ": FERRY_MONITOR_ROWS='%s': the most ranks shown a line "
+                    "each, 0 to %d\n", rows, FY_MPX_MAX_RANKS);
+            return -1;
+        }
+        S.rows = (int)v;
+    }
     if (fy_mpx_preload(o, "libferry_prof.so", "--monitor", "recorder") != 0)
         return -1;
     S.ls.nlfd = 0;
@@ -419,7 +433,7 @@ static void draw(long long now, int ended)
             (double)(now - S.start_ms) / 1000,
             ended ? ", ended (%mpi and rates over each rank's whole run)" : "");
     view_t *v = calloc((size_t)S.size, sizeof(*v));
-    if (v != NULL && S.size <= TABLE_RANKS) {
+    if (v != NULL && S.size <= S.rows) {
         fputs(HEAD, f);
         for (int r = 0; r < S.size; r++) {
             rank_view(&S.r[r], now, S.ended, &v[r]);
