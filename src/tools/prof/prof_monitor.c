@@ -107,6 +107,7 @@ static int send_snapshot(void)
 static void *monitor_main(void *arg)
 {
     (void)arg;
+    pthread_setname_np(pthread_self(), "ferry-monitor"); /* as top -H and gdb show it */
     long long next = fy_auth_now_ms() + PERIOD_MS;
     if (send_snapshot() != 0)
         return NULL;
