@@ -620,6 +620,11 @@ static void accept_ranks(int lfd)
     }
 }
 
+static int take_lines(char *in, size_t *inlen, size_t cap, int (*fn)(void *, const char *),
+                      void *ctx);
+static int rank_line_cb(void *ctx, const char *line);
+static void rank_gone(mrank_t *r);
+
 static void on_auth(pend_t *c, const char *line)
 {
     int rank, size;
@@ -639,12 +644,14 @@ static void on_auth(pend_t *c, const char *line)
     r->state = R_LIVE;
     r->cur_at = fy_mpx_now_ms();
     snprintf(r->cur.call, sizeof(r->cur.call), "-");
-    /* What it sent after AUTH (its hello, a snapshot) is read with its next lines. */
+    c->fd = -1;
+    say(r->fd, "OK\n");
+    /* What it sent after AUTH (its hello, a snapshot) came with it: taken now. */
     memcpy(r->in, c->in, c->inlen);
     r->inlen = c->inlen;
-    c->fd = -1;
     c->inlen = 0;
-    say(r->fd, "OK\n");
+    if (take_lines(r->in, &r->inlen, sizeof(r->in), rank_line_cb, r) != 0 || r->state == R_DONE)
+        rank_gone(r);
     if (!S.connected) {
         S.connected = 1;
         S.next_block = fy_mpx_now_ms() + PERIOD_MS + BLOCK_LAG_MS;
