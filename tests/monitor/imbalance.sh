@@ -5,7 +5,7 @@
 # and the others at 80 % or more (they wait the whole second, whatever the machine's speed);
 # the test then lets rank 0 go. The last block gives the same picture over the whole run. Then
 # the same with 4 ranks and FERRY_MONITOR_ROWS=2, the summary that replaces the table for many
-# ranks: 3 in MPI, 1 computing, the lowest %mpi rank 0's.
+# ranks: 3 in MPI, 1 computing, the lowest %mpi rank 0's. `ferry run --monitor` passes it on.
 set -u
 . "$FY_SRC/tests/monitor/common.inc"
 build imbalance
@@ -45,6 +45,11 @@ grep -Eq '^ +[0-9]+ +[^ ]+ +[a-zA-Z]+ +MPI_' err4 && ! grep -q 'longest in one c
     err "rank lines without the 'longest in one call' heading: $(tail -12 err4)"
 echo "the summary for 4 ranks with FERRY_MONITOR_ROWS=2:"
 awk '/^ferry monitor:/ { n++ } n == 1' err4 | sed 's/^/  /'
+
+# ferry run passes --monitor to mpiexec.
+FERRY_CACHE=$PWD/cache "$B/bin/ferry" run --monitor -n 2 "$S/imbalance.c" "$PWD/go" > run.out 2> run.err ||
+    err "ferry run --monitor: status $?: $(tail -5 run.err)"
+grep -q '^ferry monitor: imbalance, 2 ranks, [0-9.]* s, ended' run.err || err "ferry run --monitor: no block: $(cat run.err)"
 no_leftovers
 [ $fail = 0 ] && echo "PASS"
 exit $fail
