@@ -10,8 +10,11 @@
  * finalized, exited, silent: no snapshot for SILENT_MS), current call and its age, the share of
  * its last second spent in MPI, messages and bytes per second (sent and received together), and
  * its calls. Up to TABLE_RANKS ranks one line each (FERRY_MONITOR_ROWS); beyond, a summary
- * and the ranks longest in one call. The block goes to stderr (not with --monitor=quiet) and to every `ferry top`
- * attached to our Unix socket.
+ * and the ranks longest in one call. The block goes to stderr (not with --monitor=quiet) and to
+ * every `ferry top` attached to our Unix socket. On a terminal it replaces the previous block
+ * while nothing else was written in between (the ranks' output, our messages); otherwise the
+ * blocks follow each other, so that nothing anyone printed is ever erased. The last block
+ * (over each rank's whole run) is drawn after the job.
  *
  * The Unix socket: ${XDG_RUNTIME_DIR:-/tmp}/ferry-<uid>/monitor.<our pid>.sock, in a directory
  * we make 0700 and use only if it is ours and private; a client must be our user or root
@@ -40,6 +43,7 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/ioctl.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -103,6 +107,12 @@ static struct {
     int connected; /* some rank has connected: blocks are drawn from then on */
     int ended;     /* the block being drawn is the last */
     int rows;      /* one line per rank up to this many ranks, else the summary */
+    /* On a terminal the block is redrawn in place when nothing else was written since the last
+     * one: its lines, and the counts of rank output and of our messages when it was drawn. */
+    int tty;
+    int last_lines;
+    unsigned long emitted_at;
+    int refused_at;
     int refused;
     int ufd; /* the Unix socket, -1: none */
     char upath[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -256,6 +266,8 @@ int fy_mpx_monitor_setup(fy_mpx_opts_t *o, int quiet, int remote, const char *if
         if (*c == ' ' || *c == '\n')
             *c = '_';
     S.quiet = quiet;
+    const char *term = getenv("TERM");
+    S.tty = isatty(2) && term != NULL && strcmp(term, "dumb") != 0;
     S.start_ms = fy_mpx_now_ms();
     /* The loop takes these signals from a signalfd once the job starts (job.c); blocked from
      * here, one arriving before that waits for it instead of killing us with the socket left. */
@@ -840,14 +852,38 @@ static void hk_ready(fy_mpx_job_t *job, struct pollfd *pfd, int n)
     }
 }
 
-static void publish(long long now, int ended)
+/* Whether the last block is still the last thing on the terminal and the new one can replace
+ * it: no rank output and no message of ours since, and both fit on the screen. */
+static int can_redraw(int lines, int calm)
+{
+    struct winsize ws;
+    if (!S.tty || !calm || S.last_lines == 0 || S.emitted_at != fy_mpx_emitted ||
+        S.refused_at != S.refused)
+        return 0;
+    if (ioctl(2, TIOCGWINSZ, &ws) != 0)
+        return 0;
+    return ws.ws_row == 0 || (ws.ws_row > lines && ws.ws_row > S.last_lines); /* 0: unknown */
+}
+
+/* Draws the block and shows it (stderr unless quiet, and every ferry top). calm: the job is
+ * not being torn down (mpiexec's own messages then come, and must stay on the screen). */
+static void publish(long long now, int ended, int calm)
 {
     draw(now, ended);
     if (S.block == NULL)
         return;
     if (!S.quiet) {
+        int lines = 0;
+        for (size_t i = 0; i < S.blen; i++)
+            lines += S.block[i] == '\n';
+        /* Up to the first line of the last block, and clear from there down. */
+        if (can_redraw(lines, calm))
+            fprintf(stderr, "\033[%dF\033[J", S.last_lines);
         fwrite(S.block, 1, S.blen, stderr);
         fflush(stderr);
+        S.last_lines = lines;
+        S.emitted_at = fy_mpx_emitted;
+        S.refused_at = S.refused;
     }
     for (int i = 0; i < CLIENTS_MAX; i++)
         client_block(&S.cl[i]);
@@ -855,7 +891,6 @@ static void publish(long long now, int ended)
 
 static long long hk_tick(fy_mpx_job_t *job, long long now)
 {
-    (void)job;
     long long wake = -1;
     for (int i = 0; i < PEND_MAX; i++) {
         if (S.pend[i].fd < 0)
@@ -868,7 +903,7 @@ static long long hk_tick(fy_mpx_job_t *job, long long now)
     if (!S.connected)
         return wake;
     if (now >= S.next_block) {
-        publish(now, 0);
+        publish(now, 0, !job->terminating && !job->reported);
         /* Late (a busy loop, a stopped terminal): the next one a period from now, no burst. */
         S.next_block = now - S.next_block >= PERIOD_MS ? now + PERIOD_MS : S.next_block + PERIOD_MS;
     }
@@ -901,7 +936,7 @@ void fy_mpx_monitor_close(int status)
         if (S.r[r].fd >= 0)
             rank_read(&S.r[r]); /* the last snapshots and goodbyes */
     if (S.connected)
-        publish(now, 1);
+        publish(now, 1, status == 0);
     char end[32];
     int n = snprintf(end, sizeof(end), "E %d\n", status);
     for (int i = 0; i < CLIENTS_MAX; i++) {

@@ -293,6 +293,9 @@ void fy_mpx_stdin_write(fy_mpx_job_t *job);
 void fy_mpx_stdin_close(fy_mpx_job_t *job);
 /* Writes a rank's output (whole lines, or a last piece) to our dest, with -l labels. */
 void fy_mpx_emit(fy_mpx_job_t *job, int rank, int dest, const char *buf, size_t len);
+/* How many times fy_mpx_emit wrote: --monitor redraws its block in place on a terminal only
+ * when no rank wrote since the last one (monitor.c). */
+extern unsigned long fy_mpx_emitted;
 
 /* launch.c: the job across hosts (mpiexec's side). */
 int fy_mpx_launch(const fy_mpx_opts_t *opts);

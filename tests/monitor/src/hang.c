@@ -2,7 +2,8 @@
  * the file argv[1] exists (the test creates it once it has seen what it looks for), then sends
  * to rank 1, which waits in MPI_Recv all that time. The other ranks wait in MPI_Barrier. Rank
  * 0 writes FERRY_MONITOR_ADDR to argv[2] if given (for the test's client without the key), rank 1
- * its pid to GO_FILE.rank1 (for a test that kills it). It gives up after 100 s without the file
+ * its pid to GO_FILE.rank1 (for a test that kills it); rank 0 prints a line when GO_FILE.say
+ * appears (output between the monitor's blocks). It gives up after 100 s without the file
  * (the test has failed by then). */
 #include <mpi.h>
 #include <stdio.h>
@@ -30,8 +31,15 @@ int main(int argc, char **argv)
                 fclose(f);
             }
         }
-        int waited = 0;
+        int waited = 0, said = 0;
+        char say[4096];
+        snprintf(say, sizeof(say), "%s.say", argv[1]);
         while (access(argv[1], F_OK) != 0) {
+            if (!said && access(say, F_OK) == 0) {
+                printf("said by rank 0\n");
+                fflush(stdout);
+                said = 1;
+            }
             struct timespec ts = {0, 20 * 1000 * 1000};
             nanosleep(&ts, NULL);
             if (++waited > 100 * 50) {
