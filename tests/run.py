@@ -113,6 +113,7 @@ class Test:
         self.prog = prog            # Program to compile first (MPI tests)
         self.cwd_temp = cwd_temp
         self.passed = False
+        self.skipped = ""   # a script test that exited 77: its SKIP line
         self.reason = ""
         self.output = ""
         self.elapsed = 0.0
@@ -432,7 +433,10 @@ def run_one(test):
         test.reason = f"timeout after {test.timeout:.0f}s"
     elif rc < 0:
         test.reason = f"killed by signal {-rc}"
-    elif rc != 0 and not (rc == 77 and test.kind == "script"):  # 77: skipped (it said why)
+    elif rc == 77 and test.kind == "script":  # skipped: it said why on its SKIP line
+        test.skipped = next((l.strip() for l in test.output.splitlines()
+                             if l.strip().startswith("SKIP")), "SKIP (no reason given)")
+    elif rc != 0:
         test.reason = f"exit status {rc}"
     elif test.kind == "mpi" and not any(l.strip() == "No Errors" for l in test.output.splitlines()):
         test.reason = "no 'No Errors' line in output"
@@ -617,7 +621,9 @@ def run_tests(args, tests, programs):
         body = "\n".join("    " + l for l in t.output.splitlines())
         logged = f"$ {shlex.join(t.argv)}\n" + body[-LOG_LIMIT:] + "\n"
         if t.passed:
-            emit(f"PASS {t.name} ({t.elapsed:.1f}s)", logged)
+            word = "SKIP" if t.skipped else "PASS"
+            why = f": {t.skipped}" if t.skipped else ""
+            emit(f"{word} {t.name} ({t.elapsed:.1f}s){why}", logged)
             if args.verbose and body:
                 print(body, flush=True)
         else:
@@ -642,11 +648,12 @@ def run_tests(args, tests, programs):
         return 130
 
     failed = [t for t in tests if not t.passed]
-    passed = len(tests) - len(failed)
+    skipped = [t for t in tests if t.passed and t.skipped]
+    passed = len(tests) - len(failed) - len(skipped)
     if failed:
         emit("failed tests:\n" + "\n".join(f"  {t.name} ({t.reason})" for t in failed))
     emit(f"# {time.monotonic() - start:.1f}s; log in {log_path}")
-    emit(f"{passed} passed, {len(failed)} failed")
+    emit(f"{passed} passed, {len(skipped)} skipped, {len(failed)} failed")
     log.close()
     return 1 if failed else 0
 

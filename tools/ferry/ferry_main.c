@@ -1,5 +1,5 @@
 /* `ferry`: the front door to Ferry's tools. Subcommands: info, run (and _exec, run's per-rank
- * entry), farm (and _farm-rank, its ranks), top; _debug-* for the tests of run --debug. */
+ * entry), farm (and _farm-rank, its ranks), view, top; _debug-* for the tests of run --debug. */
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +22,9 @@ static void usage(FILE *f)
                "       ferry run --check ...    the same under the MPI correctness checker\n"
                "                             (mpiexec --check: deadlocks, type and collective\n"
                "                             mismatches, leaks, freed handles, buffers)\n"
+               "       ferry view DIR [-o FILE.html] [--perfetto FILE.json] [--png OUTDIR]\n"
+               "                             the trace of mpiexec --trace DIR as one HTML page\n"
+               "                             (timeline, profile, matrix, message sizes)\n"
                "       ferry top [-n N] [-l] [PID]\n"
                "                             the live view of a job started with mpiexec\n"
                "                             --monitor: a line per rank, once a second\n"
@@ -41,6 +44,8 @@ int main(int argc, char **argv)
         return fy_tool_debug(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "farm") == 0)
         return fy_tool_farm(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "view") == 0)
+        return fy_tool_view(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "_farm-rank") == 0)
         return fy_tool_farm_rank(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "top") == 0)
