@@ -24,6 +24,10 @@ rc=$?
 grep -q "mpiexec: FERRY_MONITOR_ROWS='many': the most ranks shown a line each, 0 to 4096" rows.out ||
     err "FERRY_MONITOR_ROWS=many: $(cat rows.out)"
 
+# A program that never connects (not MPI): said once at the end.
+"$B/bin/mpiexec" --monitor -n 2 true > nompi.out 2>&1 || err "not MPI: status $?"
+grep -q "^ferry monitor: true: no rank connected (not an MPI program" nompi.out || err "not MPI: $(cat nompi.out)"
+
 # ferry top's arguments.
 expect() { # expect STATUS PATTERN ferry top ARGS...
     local want=$1 pat=$2

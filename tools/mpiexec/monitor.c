@@ -6,15 +6,16 @@
  * proto FERRY-MONITOR: the job's key never crosses the wire), and sends a snapshot of its live
  * counters once a second: the call it is in and for how long, its totals of calls, messages,
  * bytes and time in MPI; BYE at MPI_Finalize. We keep each rank's last two snapshots and, once a
- * second from the first rank's arrival, draw a block: per rank its host, state (MPI, compute,
- * finalized, exited, silent: no snapshot for SILENT_MS), current call and its age, the share of
- * its last second spent in MPI, messages and bytes per second (sent and received together), and
- * its calls. Up to TABLE_RANKS ranks one line each (FERRY_MONITOR_ROWS); beyond, a summary
- * and the ranks longest in one call. The block goes to stderr (not with --monitor=quiet) and to
- * every `ferry top` attached to our Unix socket. On a terminal it replaces the previous block
- * while nothing else was written in between (the ranks' output, our messages); otherwise the
- * blocks follow each other, so that nothing anyone printed is ever erased. The last block
- * (over each rank's whole run) is drawn after the job.
+ * second from the first rank's arrival (or FIRST_BLOCK_MS after the start), draw a block: per
+ * rank its host, state (starting: not connected yet, MPI, compute, finalized, exited, silent: no
+ * snapshot for SILENT_MS), current call and its age, the share of its last second spent in MPI,
+ * messages and bytes per second (sent and received together), and its calls. Up to TABLE_RANKS
+ * ranks one line each (FERRY_MONITOR_ROWS); beyond, a summary and the ranks longest in one call.
+ * The block goes to stderr (not with --monitor=quiet) and to every `ferry top` attached to our
+ * Unix socket. On a terminal it replaces the previous block while nothing else was written in
+ * between (the ranks' output, our messages); otherwise the blocks follow each other, so that
+ * nothing anyone printed is ever erased. The last block (over each rank's whole run) is drawn
+ * after the job.
  *
  * The Unix socket: ${XDG_RUNTIME_DIR:-/tmp}/ferry-<uid>/monitor.<our pid>.sock, in a directory
  * we make 0700 and use only if it is ours and private; a client must be our user or root
@@ -48,7 +49,8 @@
 #include <unistd.h>
 
 #define PERIOD_MS 1000        /* between blocks */
-#define BLOCK_LAG_MS 200      /* after the snapshots of the same second (theirs count from connect) */
+#define FIRST_BLOCK_MS 3000   /* with no rank connected yet, the first block (all "starting") */
+#define BLOCK_LAG_MS 200      /* after the snapshots of that second (theirs count from connect) */
 #define SILENT_MS 3000        /* a live rank without a snapshot this long is "silent" */
 #define HANDSHAKE_MS 5000     /* to authenticate after connecting */
 #define PEND_MAX 64           /* connections authenticating at once; more wait in the backlog */
@@ -269,6 +271,8 @@ int fy_mpx_monitor_setup(fy_mpx_opts_t *o, int quiet, int remote, const char *if
     const char *term = getenv("TERM");
     S.tty = isatty(2) && term != NULL && strcmp(term, "dumb") != 0;
     S.start_ms = fy_mpx_now_ms();
+    /* A rank slow to reach MPI_Init (or hung before it) shows as starting after a while. */
+    S.next_block = S.start_ms + FIRST_BLOCK_MS;
     /* The loop takes these signals from a signalfd once the job starts (job.c); blocked from
      * here, one arriving before that waits for it instead of killing us with the socket left. */
     sigset_t sigs;
@@ -327,7 +331,7 @@ typedef struct view {
 static void rank_view(const mrank_t *r, long long now, int whole, view_t *v)
 {
     static const snap_t zero = {.call = "-"};
-    *v = (view_t){.state = "waiting", .call = "", .pct = -1};
+    *v = (view_t){.state = "starting", .call = "", .pct = -1}; /* not past MPI_Init yet */
     if (r->state == R_WAIT)
         return;
     const snap_t *c = &r->cur, *p = whole ? &zero : &r->prev;
@@ -361,9 +365,12 @@ static void rank_view(const mrank_t *r, long long now, int whole, view_t *v)
 static void rank_line(FILE *f, int rank, const mrank_t *r, const view_t *v)
 {
     char fr[24] = "", pct[8] = "-", msgs[16] = "", bytes[24] = "";
-    if (v->call[0] != '\0')
-        snprintf(fr, sizeof(fr), v->for_s >= 1 ? "%.1f s" : v->for_s >= 1e-3 ? "%.0f ms" : "%.0f us",
-                 v->for_s >= 1 ? v->for_s : v->for_s >= 1e-3 ? v->for_s * 1e3 : v->for_s * 1e6);
+    if (v->call[0] != '\0' && v->for_s >= 1)
+        snprintf(fr, sizeof(fr), "%.1f s", v->for_s);
+    else if (v->call[0] != '\0' && v->for_s >= 1e-3)
+        snprintf(fr, sizeof(fr), "%.0f ms", v->for_s * 1e3);
+    else if (v->call[0] != '\0')
+        snprintf(fr, sizeof(fr), "%.0f us", v->for_s * 1e6);
     if (v->pct >= 0)
         snprintf(pct, sizeof(pct), "%.0f%%", v->pct);
     human_count(v->msgs, msgs, sizeof(msgs));
@@ -390,7 +397,7 @@ static void summary(FILE *f, long long now, view_t *v)
         n_comp += strcmp(s, "compute") == 0;
         n_done += strcmp(s, "finalized") == 0;
         n_gone += strcmp(s, "exited") == 0;
-        n_wait += strcmp(s, "waiting") == 0;
+        n_wait += strcmp(s, "starting") == 0;
         n_silent += strcmp(s, "silent") == 0;
         msgs += v[r].msgs;
         bytes += v[r].bytes;
@@ -666,7 +673,8 @@ static void on_auth(pend_t *c, const char *line)
         rank_gone(r);
     if (!S.connected) {
         S.connected = 1;
-        S.next_block = fy_mpx_now_ms() + PERIOD_MS + BLOCK_LAG_MS;
+        long long first = fy_mpx_now_ms() + PERIOD_MS + BLOCK_LAG_MS;
+        S.next_block = first < S.next_block ? first : S.next_block;
     }
 }
 
@@ -900,8 +908,6 @@ static long long hk_tick(fy_mpx_job_t *job, long long now)
         else if (wake < 0 || S.pend[i].deadline < wake)
             wake = S.pend[i].deadline;
     }
-    if (!S.connected)
-        return wake;
     if (now >= S.next_block) {
         publish(now, 0, !job->terminating && !job->reported);
         /* Late (a busy loop, a stopped terminal): the next one a period from now, no burst. */
@@ -937,6 +943,10 @@ void fy_mpx_monitor_close(int status)
             rank_read(&S.r[r]); /* the last snapshots and goodbyes */
     if (S.connected)
         publish(now, 1, status == 0);
+    else if (!S.quiet)
+        fprintf(stderr, "ferry monitor: %s: no rank connected (not an MPI program, ended before "
+                "MPI_Init, or built without loading libferry_prof.so: linked statically)\n",
+                S.prog);
     char end[32];
     int n = snprintf(end, sizeof(end), "E %d\n", status);
     for (int i = 0; i < CLIENTS_MAX; i++) {
