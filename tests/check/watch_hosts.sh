@@ -16,7 +16,8 @@ hosts_up 2
 # The watch is compiled in (the library exports only MPI_* names, so its chk_watch_* are not
 # reachable from outside it).
 cc -g -O1 -Wall -Wextra -Werror -I"$FY_SRC/src/tools/check" "$FY_SRC/tests/check/src/watch_fake.c" \
-    "$FY_SRC/src/tools/check/chk_watch.c" "$FY_SRC/src/common/fy_sha256.c" "$FY_SRC/src/common/fy_addr.c" "$FY_SRC/src/common/fy_addr2line.c" -I"$FY_SRC/src/common" \
+    "$FY_SRC/src/tools/check/chk_watch.c" "$FY_SRC/src/common/fy_sha256.c" "$FY_SRC/src/common/fy_addr.c" "$FY_SRC/src/common/fy_addr2line.c" \
+    "$FY_SRC/src/common/fy_auth.c" -I"$FY_SRC/src/common" \
     -D_GNU_SOURCE -pthread -ldl -o "$T/watch_fake" ||
     { echo "FAIL: cannot build watch_fake"; exit 1; }
 SRC=$FY_SRC/tests/check/src/watch_fake.c

@@ -7,6 +7,7 @@
 # ranks' alignment errors, which the page's meta gives).
 . "$FY_SRC/tests/trace/trace_common.inc"
 [ -f "$FY_BUILD/lib/libferry_prof.so" ] || { echo "SKIP: no libferry_prof.so in the build (the recorder)"; exit 77; }
+"$FY_BUILD/bin/mpiexec" --help 2>&1 | grep -q -- '--trace' || { echo "SKIP: this mpiexec has no --trace yet (the recorder's options)"; exit 77; }
 needs_otf2
 command -v cc >/dev/null || { echo "SKIP: no C compiler"; exit 77; }
 

@@ -1,5 +1,5 @@
 /* `ferry`: the front door to Ferry's tools. Subcommands: info, run (and _exec, run's per-rank
- * entry), farm (and _farm-rank, its ranks), view; _debug-* for the tests of run --debug. */
+ * entry), farm (and _farm-rank, its ranks), view, top; _debug-* for the tests of run --debug. */
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +25,9 @@ static void usage(FILE *f)
                "       ferry view DIR [-o FILE.html] [--perfetto FILE.json] [--png OUTDIR]\n"
                "                             the trace of mpiexec --trace DIR as one HTML page\n"
                "                             (timeline, profile, matrix, message sizes)\n"
+               "       ferry top [-n N] [-l] [PID]\n"
+               "                             the live view of a job started with mpiexec\n"
+               "                             --monitor: a line per rank, once a second\n"
                "       ferry --version\n"
                "The manual: docs/ferry.md in Ferry's sources.\n");
 }
@@ -45,6 +48,8 @@ int main(int argc, char **argv)
         return fy_tool_view(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "_farm-rank") == 0)
         return fy_tool_farm_rank(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "top") == 0)
+        return fy_tool_top(argc - 1, argv + 1);
     if (argc == 2 && strcmp(argv[1], "--version") == 0) {
         printf("ferry %s\n", FY_VERSION);
         return 0;

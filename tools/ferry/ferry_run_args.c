@@ -366,6 +366,8 @@ int fy_run_parse(fy_run_cmd_t *c, int argc, char **argv)
             p->debug = 1;
         } else if (strcmp(a, "--check") == 0) {
             c->check = 1;
+        } else if (strcmp(a, "--monitor") == 0 || strcmp(a, "--monitor=quiet") == 0) {
+            push(&c->mpx, &c->nmpx, a); /* mpiexec's; its optional value is not in the table */
         } else if (strcmp(a, "--no-cache") == 0) {
             c->no_cache = 1;
         } else if (strcmp(a, "--clear-cache") == 0) {

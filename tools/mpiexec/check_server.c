@@ -52,7 +52,7 @@
 #include "check.h"
 #include "preload.h"
 
-#include "fy_sha256.h"
+#include "fy_auth.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -143,8 +143,7 @@ int fy_mpx_check_setup(fy_mpx_opts_t *o, int remote, const char *iface, int all_
         return -1;
     }
     char keyhex[65], addr[sizeof(S.ls.addrs) + 16];
-    for (int i = 0; i < 32; i++)
-        snprintf(keyhex + 2 * i, 3, "%02x", S.key[i]);
+    fy_auth_tohex(S.key, 32, keyhex);
     snprintf(addr, sizeof(addr), "%s:%d", S.ls.addrs, S.ls.port);
     /* Ours first, the user's after it (preload.c). */
     int rc = fy_mpx_preload(o, lib);
@@ -284,7 +283,8 @@ static void accept_all(int lfd)
             return;
         }
         *c = (conn_t){.fd = fd, .rank = -1, .deadline = fy_mpx_now_ms() + HANDSHAKE_MS};
-        if (getrandom(c->nonce, sizeof(c->nonce), 0) != (ssize_t)sizeof(c->nonce)) {
+        char line[128];
+        if (fy_auth_hello("FERRY-CHECK", c->nonce, line, sizeof(line)) != 0) {
             conn_close(c);
             continue;
         }
@@ -300,10 +300,6 @@ static void accept_all(int lfd)
         snprintf(c->peer, sizeof(c->peer), "%s:%d", host, port);
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        char line[96] = "FERRY-CHECK 1 ";
-        for (int i = 0; i < 32; i++)
-            snprintf(line + 14 + 2 * i, 3, "%02x", c->nonce[i]);
-        strcat(line, "\n");
         say(c, line);
     }
 }
@@ -317,42 +313,13 @@ static void refuse(conn_t *c, const char *why)
     conn_close(c);
 }
 
-static int hexbyte(const char *s)
-{
-    int v = 0;
-    for (int k = 0; k < 2; k++) {
-        int c = s[k];
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-        if (d < 0)
-            return -1;
-        v = v * 16 + d;
-    }
-    return v;
-}
-
 static void on_auth(conn_t *c, const char *line)
 {
-    int rank, size, used = 0;
+    int rank, size;
     long pid;
-    char mac[72];
-    if (sscanf(line, "AUTH %d %d %ld %70s%n", &rank, &size, &pid, mac, &used) != 4 ||
-        strlen(mac) != 64) {
-        refuse(c, "not the check protocol");
-        return;
-    }
-    uint8_t msg[36], want[32], got[32];
-    memcpy(msg, c->nonce, 32);
-    uint32_t rb = htonl((uint32_t)rank);
-    memcpy(msg + 32, &rb, 4);
-    fy_hmac_sha256(S.key, sizeof(S.key), msg, sizeof(msg), want);
-    for (int i = 0; i < 32; i++) {
-        int b = hexbyte(mac + 2 * i);
-        got[i] = (uint8_t)(b < 0 ? 0 : b);
-        if (b < 0)
-            want[0] ^= 1; /* fails the comparison below */
-    }
-    if (!fy_ct_equal(want, got, 32)) {
-        refuse(c, "wrong key");
+    int rc = fy_auth_verify(S.key, c->nonce, line, &rank, &size, &pid);
+    if (rc != FY_AUTH_OK) {
+        refuse(c, rc == FY_AUTH_WRONG_KEY ? "wrong key" : "not the check protocol");
         return;
     }
     if (size != S.J.size || rank < 0 || rank >= S.J.size || S.rc[rank].fd >= 0 ||

@@ -55,6 +55,8 @@ static int write_all(int fd, struct iovec *iov, int n)
 
 /* Writes buf[0..len) that holds whole lines (or, at the end, a last partial one). When our
  * output is gone (`mpiexec ... | head`), marks it broken: see fy_mpx_stream_input. */
+unsigned long fy_mpx_emitted;
+
 void fy_mpx_emit(fy_mpx_job_t *job, int rank, int dest, const char *cbuf, size_t len)
 {
     char *buf = (char *)cbuf; /* only read, through iovecs */
@@ -64,6 +66,7 @@ void fy_mpx_emit(fy_mpx_job_t *job, int rank, int dest, const char *cbuf, size_t
     }
     if (job->dest_broken[dest])
         return;
+    fy_mpx_emitted++;
     if (!job->opts->label) {
         /* A rank's unterminated last line is ended only if another rank writes after it, so a
          * single rank's output stays byte for byte what it wrote. */

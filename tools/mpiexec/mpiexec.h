@@ -220,8 +220,9 @@ struct fy_mpx_job {
     long long timeout_at_ms; /* 0: no timeout */
 };
 
-/* What mpiexec --check (check_server.c) adds to the poll loop; NULL without --check. Called
- * from the loop only, in mpiexec itself (a proxy has none). */
+/* What mpiexec --check (check_server.c) or --monitor (monitor.c) adds to the poll loop; NULL
+ * without either (they cannot be combined). Called from the loop only, in mpiexec itself (a
+ * proxy has none). */
 typedef struct fy_mpx_check_hooks {
     int (*slots)(void);                  /* most entries add() may fill */
     int (*add)(struct pollfd *pfd);      /* its descriptors for the next poll; how many */
@@ -283,6 +284,9 @@ void fy_mpx_stdin_write(fy_mpx_job_t *job);
 void fy_mpx_stdin_close(fy_mpx_job_t *job);
 /* Writes a rank's output (whole lines, or a last piece) to our dest, with -l labels. */
 void fy_mpx_emit(fy_mpx_job_t *job, int rank, int dest, const char *buf, size_t len);
+/* How many times fy_mpx_emit wrote: --monitor redraws its block in place on a terminal only
+ * when no rank wrote since the last one (monitor.c). */
+extern unsigned long fy_mpx_emitted;
 
 /* launch.c: the job across hosts (mpiexec's side). */
 int fy_mpx_launch(const fy_mpx_opts_t *opts);

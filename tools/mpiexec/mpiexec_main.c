@@ -1,6 +1,7 @@
 /* Command line of mpiexec: Hydra's options, the Open MPI spellings people carry over, and the
  * flags of both that mean nothing on a single host (accepted and ignored). */
 #include "check.h"
+#include "monitor.h"
 #include "mpiexec.h"
 #include "prof_opts.h"
 
@@ -40,6 +41,7 @@ enum opt_id {
     OPT_IFACE,
     OPT_CHECK,
     OPT_PROF,
+    OPT_MONITOR,
     OPT_HELP,
     OPT_VERSION,
     OPT_IGNORE,
@@ -102,6 +104,8 @@ static const opt_t options[] = {
     {"trace-ranks", 1, OPT_PROF},
     {"trace-window", 1, OPT_PROF},
     {"trace-max", 1, OPT_PROF},
+    /* The live view (monitor.c); --monitor=quiet is read before this table. */
+    {"monitor", 0, OPT_MONITOR},
     /* Binding and the rest: nothing to do. */
     {"allow-run-as-root", 0, OPT_IGNORE},
     {"bind-to", 1, OPT_IGNORE},
@@ -156,6 +160,10 @@ static void usage(FILE *f)
                "  --trace-ranks LIST      ranks that record, like 0-3,7\n"
                "  --trace-window S:E      record from S to E seconds after MPI_Init\n"
                "  --trace-max SIZE        the trace's size cap for the job (default 1G)\n"
+               "  --monitor[=quiet]       print a line per rank once a second on stderr: in MPI\n"
+               "                          or computing, the current call and for how long, %%\n"
+               "                          of the last second in MPI, messages and bytes per\n"
+               "                          second; `ferry top` attaches (quiet: only for it)\n"
                "  --                      ends the options: the program follows\n"
                "  -h, --help, --version\n"
                "Ignored: --allow-run-as-root -bind-to X -rank-by X --mca K V\n\n"
@@ -368,7 +376,7 @@ int main(int argc, char **argv)
     fy_mpx_opts_t o = {0};
     fy_mpx_app_t cur = {0};
     fy_mpx_hosts_t hosts = {0};
-    int ppn = 0, rr = 0, oversubscribe = 0, display_map = 0, check = 0;
+    int ppn = 0, rr = 0, oversubscribe = 0, display_map = 0, check = 0, monitor = 0;
     const char *launcher = NULL, *launcher_exec = NULL, *iface = getenv("FERRY_TCP_IF");
     if (iface != NULL && *iface == '\0')
         iface = NULL;
@@ -395,6 +403,10 @@ int main(int argc, char **argv)
                 dashdash = 1;
                 i++;
                 break;
+            }
+            if (strcmp(arg, "--monitor=quiet") == 0 || strcmp(arg, "-monitor=quiet") == 0) {
+                monitor = 2; /* the only option with an optional value */
+                continue;
             }
             const opt_t *op = find_option(arg, &val);
             if (op == NULL)
@@ -446,6 +458,7 @@ int main(int argc, char **argv)
                 if (fy_mpx_prof_option(op->name, a[0], err, sizeof err) != 0)
                     die("%s", err);
                 break;
+            case OPT_MONITOR: monitor = monitor ? monitor : 1; break;
             case OPT_ENV: add_env(&o.env, a[0], a[1]); break;
             case OPT_ENV_LOCAL: add_env(&cur.env, a[0], a[1]); break;
             case OPT_ENVALL: o.env_none = 0; break;
@@ -537,15 +550,21 @@ int main(int argc, char **argv)
     if (remote && strcmp(launcher, "slurm") == 0 && (job_id == NULL || *job_id == '\0'))
         die("-launcher slurm starts the proxies as steps of the Slurm job we run in, and there "
             "is none (no SLURM_JOB_ID): run inside sbatch or salloc, or use -launcher ssh");
+    if (check && monitor)
+        die("--check and --monitor load different tool libraries into the ranks and cannot be "
+            "combined; run one, then the other");
     if (fy_mpx_prof_setup(&o, check) != 0)
         return 1;
-    if (check) {
+    if (check || monitor) {
         const char *first_remote = NULL;
         for (int r = 0; r < o.np && first_remote == NULL; r++)
             if (!fy_mpx_host_is_local(hosts.h[host_of[r]].name))
                 first_remote = hosts.h[host_of[r]].name;
         int all_here = strcmp(launcher, "fork") == 0 && launcher_exec == NULL;
-        if (fy_mpx_check_setup(&o, remote, iface, all_here, first_remote) != 0)
+        if (check && fy_mpx_check_setup(&o, remote, iface, all_here, first_remote) != 0)
+            return 1;
+        if (monitor &&
+            fy_mpx_monitor_setup(&o, monitor == 2, remote, iface, all_here, first_remote) != 0)
             return 1;
     }
     int status;
@@ -561,6 +580,7 @@ int main(int argc, char **argv)
     }
     fy_mpx_check_close();
     fy_mpx_prof_finish();
+    fy_mpx_monitor_close(status);
     free(host_of);
     fy_mpx_hosts_free(&hosts);
     free_opts(&o);

@@ -13,9 +13,8 @@
  * The wire is text, one message a line; see the top of check_server.c. */
 #include "chk_watch.h"
 
-#include "fy_addr.h"
 #include "fy_addr2line.h"
-#include "fy_sha256.h"
+#include "fy_auth.h"
 
 #include <arpa/inet.h>
 #include <dlfcn.h>
@@ -498,138 +497,40 @@ static void *watch_main(void *arg)
 
 /* ---- Connecting ---- */
 
-static int hexval(int c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                          : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                                                 : -1;
-}
-
-static int unhex(const char *s, uint8_t *out, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        int a = hexval(s[2 * i]), b = a < 0 ? -1 : hexval(s[2 * i + 1]);
-        if (a < 0 || b < 0)
-            return -1;
-        out[i] = (uint8_t)(a << 4 | b);
-    }
-    return s[2 * n] == '\0' || s[2 * n] == '\n' ? 0 : -1;
-}
-
-static void tohex(const uint8_t *in, size_t n, char *out)
-{
-    for (size_t i = 0; i < n; i++)
-        snprintf(out + 2 * i, 3, "%02x", in[i]);
-}
-
-/* One address of the list, within the time left; the socket, or -1. */
-static int connect_one(const char *a, int port, long long until)
-{
-    struct sockaddr_storage ss;
-    socklen_t sl;
-    if (fy_addr_parse(a, port, &ss, &sl) != 0)
-        return -1;
-    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    if (connect(fd, (struct sockaddr *)&ss, sl) != 0) {
-        struct pollfd p = {.fd = fd, .events = POLLOUT};
-        int err = 0;
-        socklen_t el = sizeof(err);
-        long long left = until - now_ms();
-        if (errno != EINPROGRESS || left <= 0 || poll(&p, 1, (int)left) != 1 ||
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0 || err != 0) {
-            close(fd);
-            return -1;
-        }
-    }
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    return fd;
-}
-
-/* A line from fd within the time left (the handshake); 0 or -1. */
-static int read_line(int fd, char *buf, size_t cap, long long until)
-{
-    size_t got = 0;
-    while (got < cap - 1) {
-        long long left = until - now_ms();
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        if (left <= 0 || poll(&p, 1, (int)left) != 1)
-            return -1;
-        ssize_t n = recv(fd, buf + got, 1, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        if (buf[got++] == '\n') {
-            buf[got] = '\0';
-            return 0;
-        }
-    }
-    return -1;
-}
-
-/* Connects and authenticates; the socket, or -1 with why[] saying what failed. */
+/* Connects and authenticates (fy_auth.h); the socket, or -1 with why[] saying what failed
+ * (empty: the server does not watch this world, quietly). */
 static int join_server(const char *addr, const char *keyhex, int rank, int size, char *why,
                        size_t wlen)
 {
-    uint8_t key[32];
-    if (keyhex == NULL || strlen(keyhex) != 64 || unhex(keyhex, key, 32) != 0) {
-        snprintf(why, wlen, "FERRY_CHECK_KEY is not 64 hex digits");
-        return -1;
-    }
-    const char *colon = strrchr(addr, ':');
-    char *end;
-    long port = colon ? strtol(colon + 1, &end, 10) : 0;
-    if (colon == NULL || *end != '\0' || port <= 0 || port > 65535) {
+    long long until = fy_auth_now_ms() + CONNECT_MS;
+    int fd = fy_auth_connect(addr, until);
+    if (fd == -2) {
         snprintf(why, wlen, "FERRY_CHECK_ADDR='%s' is not ADDRESS[,ADDRESS...]:PORT", addr);
         return -1;
     }
-    long long until = now_ms() + CONNECT_MS;
-    char *list = strndup(addr, (size_t)(colon - addr)), *save = NULL;
-    int fd = -1;
-    for (char *a = list ? strtok_r(list, ",", &save) : NULL; a != NULL && fd < 0;
-         a = strtok_r(NULL, ",", &save))
-        fd = connect_one(a, (int)port, until);
-    free(list);
     if (fd < 0) {
         snprintf(why, wlen, "cannot connect to %s", addr);
         return -1;
     }
-    char line[160];
-    uint8_t msg[36], mac[32];
-    if (read_line(fd, line, sizeof(line), until) != 0 || strncmp(line, "FERRY-CHECK 1 ", 14) != 0 ||
-        unhex(line + 14, msg, 32) != 0)
-        goto err_proto;
-    uint32_t r = htonl((uint32_t)rank);
-    memcpy(msg + 32, &r, 4);
-    fy_hmac_sha256(key, sizeof(key), msg, sizeof(msg), mac);
-    char machex[65];
-    tohex(mac, 32, machex);
-    int len = snprintf(line, sizeof(line), "AUTH %d %d %ld %s\n", rank, size, (long)getpid(),
-                       machex);
-    W.fd = fd;
-    if (send_all(line, (size_t)len) == 0 && read_line(fd, line, sizeof(line), until) == 0 &&
-        strcmp(line, "NO\n") == 0) {
-        /* Not of the job's first world (a spawned one): the watch is off, quietly. */
-        W.fd = -1;
+    char reply[64], err[128];
+    if (fy_auth_join(fd, "FERRY-CHECK", keyhex, rank, size, until, reply, sizeof(reply), err,
+                     sizeof(err)) != 0) {
+        if (keyhex == NULL || strlen(keyhex) != 64)
+            snprintf(why, wlen, "FERRY_CHECK_KEY is not 64 hex digits");
+        else if (strncmp(err, "no FERRY-CHECK", 14) == 0)
+            snprintf(why, wlen, "%s is not a check server", addr);
+        else
+            snprintf(why, wlen, "the server at %s refused us (a wrong FERRY_CHECK_KEY?)", addr);
+        close(fd);
+        return -1;
+    }
+    if (strcmp(reply, "OK") != 0) {
+        /* NO: not of the job's first world (a spawned one): the watch is off, quietly. */
         why[0] = '\0';
         close(fd);
         return -1;
     }
-    if (strcmp(line, "OK\n") != 0) {
-        W.fd = -1;
-        snprintf(why, wlen, "the server at %s refused us (a wrong FERRY_CHECK_KEY?)", addr);
-        close(fd);
-        return -1;
-    }
-    W.fd = -1;
     return fd;
-err_proto:
-    snprintf(why, wlen, "%s is not a check server", addr);
-    close(fd);
-    return -1;
 }
 
 void chk_watch_start(int world_rank, int world_size)

@@ -358,8 +358,7 @@ void prof_report(void);
 /* ---- Options (prof_opts.c) ---- */
 int prof_opts_read(void);
 
-/* ---- The monitor (prof_monitor.c, helper D): called when defined. ---- */
-void prof_monitor_start(void) __attribute__((weak));
-void prof_monitor_stop(void) __attribute__((weak));
+/* ---- The monitor: prof_monitor.h (started after MPI_Init, stopped in MPI_Finalize) ---- */
+#include "prof_monitor.h"
 
 #endif

@@ -283,8 +283,7 @@ static void setup(int provided)
     atomic_store(&prof_g.on, 1);
     if (opened)
         atexit(at_exit);
-    if (prof_monitor_start)
-        prof_monitor_start();
+    prof_monitor_start(prof_g.rank, prof_g.size); /* nothing without mpiexec --monitor */
 }
 
 int MPI_Init(int *argc, char ***argv)
@@ -309,8 +308,7 @@ int MPI_Finalize(void)
     prof_frame_t f;
     prof_enter(&f, PROF_ID_Finalize, PROF_RA());
     int active = prof_g.size > 0; /* MPI_Init went through us */
-    if (prof_monitor_stop)
-        prof_monitor_stop();
+    prof_monitor_stop();
     /* Paused by Pcontrol(0): the rest still takes part in the sync and the report. */
     atomic_store(&prof_g.on, 0);
     prof_g.finalized = 1;
