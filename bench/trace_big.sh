@@ -6,6 +6,12 @@
 #
 #     bench/trace_big.sh [BUILD]            # BUILD defaults to build
 #     RANKS=8 EVENTS=1000000 REPS=3 PERFETTO=1 bench/trace_big.sh build
+#
+# Then the same size recorded for real: bench/trace_events.c (RANKS ranks, EVENTS events each,
+# MPI_Sendrecv around a ring) run without and with `mpiexec --trace`; it prints the job's wall
+# time both ways, MPI_Finalize's time (the last chunks, the sync, the profile), ferry-otf2's and
+# ferry view's, and, when the Playwright venv of tests/view exists, the time the page takes to
+# open in Chromium (tests/view/view_check.py open).
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$SRC/build}" && pwd)
@@ -45,4 +51,30 @@ echo "page: $(( $(stat -c %s "$DIR/view.html") / 1000000 )) MB"
 if [ "${PERFETTO:-0}" = 1 ]; then
     times "ferry view --perfetto" "$BUILD/bin/ferry" view "$DIR/t" -o "$DIR/view.html" --perfetto "$DIR/p.json"
     echo "trace-event JSON: $(( $(stat -c %s "$DIR/p.json") / 1000000 )) MB"
+fi
+
+# --- the same size recorded by a real job ---
+"$BUILD/bin/mpicc" -O2 -I"$SRC/bench" -o "$DIR/trace_events" "$SRC/bench/trace_events.c"
+wall() { # label cmd...: one run, its wall seconds and what it printed about MPI_Finalize
+    local label=$1 a b out
+    shift
+    a=$(date +%s.%N)
+    out=$("$@" 2>/dev/null)
+    b=$(date +%s.%N)
+    printf '%-34s %6.2f s   %s\n' "$label" "$(echo "$b - $a" | bc)" "$(echo "$out" | grep -m1 Finalize)"
+}
+for _ in $(seq "$REPS"); do
+    rm -rf "$DIR/real"
+    wall "job without --trace" "$BUILD/bin/mpiexec" -n "$RANKS" "$DIR/trace_events" "$EVENTS"
+    wall "job with --trace (+ ferry-otf2)" "$BUILD/bin/mpiexec" --trace "$DIR/real" -n "$RANKS" \
+        "$DIR/trace_events" "$EVENTS"
+done
+echo "raw: $(du -sm "$DIR/real/ferry" | cut -f1) MB, OTF2: $(du -sm "$DIR/real/traces" | cut -f1) MB"
+times "ferry-otf2 (recorded trace)" "$BUILD/bin/ferry-otf2" "$DIR/real"
+times "ferry view (recorded trace)" "$BUILD/bin/ferry" view "$DIR/real" -o "$DIR/real.html"
+PW=${XDG_CACHE_HOME:-$HOME/.cache}/ferry-playwright-venv/bin/python
+if [ -x "$PW" ] && [ -x /usr/bin/chromium ]; then
+    for _ in $(seq "$REPS"); do "$PW" "$SRC/tests/view/view_check.py" open "$DIR/real.html" | grep "^open"; done
+else
+    echo "page opening: not measured (no Playwright venv; tests/view makes it)"
 fi
