@@ -86,6 +86,9 @@ def main():
     check(all(e >= s for s, e in zip(cols["coll_start"], cols["coll_end"])), "a collective ends before it starts")
     check(all(a <= b for a, b in zip(cols["coll_start"], cols["coll_start"][1:])), "collectives not sorted")
     check(all(c < len(meta["comms"]) for c in cols["coll_comm"]), "coll_comm out of range")
+    check(all(len(c.get("members", [])) == c["size"] and
+              all(0 <= m < meta["ranks"] for m in c["members"]) for c in meta["comms"]),
+          f"communicators' members: {meta['comms']}")
     if "names" in expected:
         bc = names.index("MPI_Bcast")
         roots = {cols["coll_root"][i] for i in range(ncoll) if cols["coll_name"][i] == bc}

@@ -203,9 +203,16 @@ static void write_meta(FILE *f, const fy_trace_t *tr, const view_model_t *m, con
         fprintf(f, "%s%llu", r ? ", " : "", (unsigned long long)e);
     }
     fputs("],\n\"comms\": [", f);
-    for (uint32_t i = 0; i < tr->ncomms; i++)
-        fprintf(f, "%s{\"uid\": \"%llu\", \"size\": %u}", i ? ", " : "",
-                (unsigned long long)tr->comms[i].uid, tr->comms[i].size);
+    for (uint32_t i = 0; i < tr->ncomms; i++) {
+        /* The members (world ranks of the local group): the page groups a collective's calls
+         * by them instead of guessing from who called what when. */
+        const fy_trace_comm_t *c = &tr->comms[i];
+        fprintf(f, "%s{\"uid\": \"%llu\", \"size\": %u, \"members\": [", i ? ", " : "",
+                (unsigned long long)c->uid, c->size);
+        for (uint32_t m = 0; c->def != NULL && m < c->size; m++)
+            fprintf(f, "%s%d", m ? ", " : "", (int)c->def->world[m]);
+        fputs("]}", f);
+    }
     fputs("],\n\"profile\": ", f);
     if (profile)
         write_profile(f, profile);
