@@ -135,8 +135,10 @@ typedef struct fyt_rma {
 } fyt_rma_t;
 
 /* A note: NUL-terminated text after the head, padded; h.id 0. flags: FYT_NOTE_CAP when the size
- * cap stopped recording (the time of that is `t`). */
+ * cap stopped recording (the time of that is `t`); FYT_NOTE_INFO for a note that belongs in the
+ * trace and its pictures but is not worth a line on a terminal (a default in force). */
 #define FYT_NOTE_CAP 1
+#define FYT_NOTE_INFO 2
 typedef struct fyt_note {
     fyt_head_t h;
     uint64_t t;

@@ -97,21 +97,34 @@ static void idmap_free(fy_trace_idmap_t *m)
 
 /* --- notes and errors ------------------------------------------------------------------------- */
 
-static void add_note(fy_trace_t *tr, const char *fmt, ...)
+static void vadd_to(char ***list, int *n, int *cap, const char *fmt, va_list ap)
 {
-    if (tr->nnotes == tr->notes_cap) {
-        int ncap = tr->notes_cap ? tr->notes_cap * 2 : 8;
-        char **nn = realloc(tr->notes, ncap * sizeof *nn);
+    if (*n == *cap) {
+        int ncap = *cap ? *cap * 2 : 8;
+        char **nn = realloc(*list, ncap * sizeof *nn);
         if (!nn)
             return;
-        tr->notes = nn;
-        tr->notes_cap = ncap;
+        *list = nn;
+        *cap = ncap;
     }
-    va_list ap;
-    va_start(ap, fmt);
     char *s = NULL;
     if (vasprintf(&s, fmt, ap) >= 0)
-        tr->notes[tr->nnotes++] = s;
+        (*list)[(*n)++] = s;
+}
+
+static void add_note(fy_trace_t *tr, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vadd_to(&tr->notes, &tr->nnotes, &tr->notes_cap, fmt, ap);
+    va_end(ap);
+}
+
+static void add_info(fy_trace_t *tr, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vadd_to(&tr->info, &tr->ninfo, &tr->info_cap, fmt, ap);
     va_end(ap);
 }
 
@@ -130,9 +143,10 @@ typedef struct fy_trace_rnote {
     const char *text;
     size_t len;
     int rank;
+    int flags; /* the FYT_NOTE's */
 } fy_trace_rnote_t;
 
-static int add_rnote(fy_trace_t *tr, int rank, const char *text, size_t len)
+static int add_rnote(fy_trace_t *tr, int rank, const char *text, size_t len, int flags)
 {
     if (tr->nrnotes == tr->rnotes_cap) {
         int ncap = tr->rnotes_cap ? tr->rnotes_cap * 2 : 16;
@@ -142,7 +156,7 @@ static int add_rnote(fy_trace_t *tr, int rank, const char *text, size_t len)
         tr->rnotes = n;
         tr->rnotes_cap = ncap;
     }
-    tr->rnotes[tr->nrnotes++] = (fy_trace_rnote_t){text, len, rank};
+    tr->rnotes[tr->nrnotes++] = (fy_trace_rnote_t){text, len, rank, flags};
     return 0;
 }
 
@@ -156,12 +170,14 @@ static void group_rnotes(fy_trace_t *tr)
     for (int i = 0; ranks && i < tr->nrnotes; i++) {
         const char *text = tr->rnotes[i].text;
         size_t len = tr->rnotes[i].len;
+        int info = tr->rnotes[i].flags & FYT_NOTE_INFO;
         if (!text)
             continue; /* in an earlier group */
         int n = 0; /* the ranks with this text, in order (files are read by rank), once each */
         for (int j = i; j < tr->nrnotes; j++) {
             fy_trace_rnote_t *b = &tr->rnotes[j];
-            if (!b->text || b->len != len || memcmp(b->text, text, len) != 0)
+            if (!b->text || b->len != len || memcmp(b->text, text, len) != 0 ||
+                (b->flags & FYT_NOTE_INFO) != info)
                 continue;
             if (n == 0 || ranks[n - 1] != b->rank)
                 ranks[n++] = b->rank;
@@ -182,7 +198,10 @@ static void group_rnotes(fy_trace_t *tr)
             if (j + 1 < n && k >= sizeof list - 32)
                 snprintf(list + k, sizeof list - k, ", ...");
         }
-        add_note(tr, "%s %s: %.*s", n > 1 ? "ranks" : "rank", list, (int)len, text);
+        if (info)
+            add_info(tr, "%s %s: %.*s", n > 1 ? "ranks" : "rank", list, (int)len, text);
+        else
+            add_note(tr, "%s %s: %.*s", n > 1 ? "ranks" : "rank", list, (int)len, text);
     }
     free(ranks);
     for (int i = 0; i < nold; i++) {
@@ -394,7 +413,7 @@ static int scan_rank(fy_trace_t *tr, int rank, const char *path, char *err, size
         }
         case FYT_NOTE: {
             const fyt_note_t *n = (const fyt_note_t *)h;
-            if (add_rnote(tr, rank, n->text, strnlen(n->text, len - sizeof *n)))
+            if (add_rnote(tr, rank, n->text, strnlen(n->text, len - sizeof *n), h->flags))
                 return fail(err, errlen, "%s: out of memory", path);
             break;
         }
@@ -669,6 +688,9 @@ void fy_trace_close(fy_trace_t *tr)
     for (int i = 0; i < tr->nnotes; i++)
         free(tr->notes[i]);
     free(tr->notes);
+    for (int i = 0; i < tr->ninfo; i++)
+        free(tr->info[i]);
+    free(tr->info);
     free(tr->rnotes);
     free(tr->names);
     free(tr->comms);

@@ -91,6 +91,9 @@ typedef struct fy_trace {
     uint32_t ncomms, comms_cap;
     char **notes;               /* FYT_NOTEs ("ranks 0-3: text"), then the reader's own */
     int nnotes, notes_cap;
+    char **info;                /* FYT_NOTEs flagged FYT_NOTE_INFO, grouped the same way: for
+                                   the archive and the page, not for stderr */
+    int ninfo, info_cap;
     struct fy_trace_rnote *rnotes; /* the FYT_NOTEs while reading */
     int nrnotes, rnotes_cap;
     int64_t ns_min, ns_max;     /* global times of the first and last event over all ranks */

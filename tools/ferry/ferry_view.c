@@ -409,6 +409,10 @@ int fy_tool_view(int argc, char **argv)
         goto out;
     for (int i = 0; i < nnotes; i++)
         fprintf(stderr, VIEW_WHO ": note: %s\n", notes[i]);
+    /* The recorder's informational notes go on the page, not on the terminal. */
+    for (int i = 0; i < tr.ninfo; i++)
+        if (add_note(&notes, &nnotes, strdup(tr.info[i])))
+            goto out;
 
     if (out)
         snprintf(html, sizeof html, "%s", out);

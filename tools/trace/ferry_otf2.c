@@ -347,10 +347,11 @@ int main(int argc, char **argv)
     snprintf(host, sizeof host, "%.63s", h0->host);
     OTF2_TRY("setting it up", OTF2_Archive_SetMachineName(ar, host));
     /* The notes (filters, the size cap, killed ranks) as trace file properties. */
-    for (int i = 0; i < tr.nnotes; i++) {
+    for (int i = 0; i < tr.nnotes + tr.ninfo; i++) {
         char name[48];
         snprintf(name, sizeof name, "FERRY::NOTE_%d", i);
-        OTF2_TRY("writing a note", OTF2_Archive_SetProperty(ar, name, tr.notes[i], true));
+        const char *text = i < tr.nnotes ? tr.notes[i] : tr.info[i - tr.nnotes];
+        OTF2_TRY("writing a note", OTF2_Archive_SetProperty(ar, name, text, true));
     }
     OTF2_TRY("opening its event files", OTF2_Archive_OpenEvtFiles(ar));
 

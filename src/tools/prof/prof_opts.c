@@ -140,5 +140,5 @@ void prof_opts_notes(uint64_t t)
     v = getenv("FERRY_TRACE_WINDOW");
     if (v != NULL && *v != '\0')
         prof_trace_note(t, 0, "time window recorded: %s s after MPI_Init", v);
-    prof_trace_note(t, 0, "not recorded: MPI_Wtime, MPI_Wtick, MPI_T_*, handle conversions");
+    prof_trace_note(t, FYT_NOTE_INFO, "not recorded: MPI_Wtime, MPI_Wtick, MPI_T_*, handle conversions");
 }
