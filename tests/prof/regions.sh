@@ -32,7 +32,8 @@ for rank, (recs, clean, tr) in fyt_read.read_dir('rg').items():
         elif r['type'] == 'REGION_END': seq.append('-' + rn[r['id']])
         elif r['type'] == 'ENTER' and fn[r['id']] not in ('MPI_Comm_rank', 'MPI_Pcontrol', 'MPI_Finalize'): seq.append(fn[r['id']])
         elif r['type'] == 'NOTE' and r['text'] == 'halfway': seq.append('note')
-    want = ['+outer', 'MPI_Barrier', '+inner', 'MPI_Barrier', '-inner', 'note', '-outer', '+Pcontrol 3', 'MPI_Bcast', '-Pcontrol 3', '+left open', '-left open']
+    want = ['+outer', 'MPI_Barrier', '+inner', 'MPI_Barrier', '-inner', 'note', '-outer', '+Pcontrol 3', 'MPI_Bcast', '-Pcontrol 3', '+left open', '-left open',
+            '+ferry: clock sync and profile', '-ferry: clock sync and profile']
     if seq != want: fail('rank %d: %r, expected %r' % (rank, seq, want))
     if not clean: fail('rank %d: no clean end' % rank)
 p = json.load(open('rg/profile.json'))
