@@ -133,9 +133,12 @@ def wrapper(name, args):
     wsumf = 'prof_wsum_c' if big else 'prof_wsum_i'
     pre, post, decl = [], [], []
     # Point-to-point.
+    # A send's bookkeeping (its communicator, the matrix, the trace record, stamped with the
+    # entry time) is done after the PMPI call: the message is on its way by then, so in a
+    # ping-pong that work overlaps the peer's receive instead of delaying the message.
     if SEND.match(base):
         nb = '1' if base.startswith('I') else '0'
-        pre.append(f'    prof_send(&f, count, datatype, dest, tag, comm, {nb});')
+        post.append(f'    prof_send(&f, count, datatype, dest, tag, comm, {nb});')
     elif PSEND.match(base):
         post.append('    if (rc == MPI_SUCCESS)')
         post.append('        prof_req_psend(*request, count, datatype, dest, tag, comm);')
@@ -144,7 +147,7 @@ def wrapper(name, args):
         decl.append('    if (status == MPI_STATUS_IGNORE)')
         decl.append('        status = &st_;')
         post.append('    if (rc == MPI_SUCCESS)')
-        post.append('        prof_recv(&f, status, prof_comm_get(comm), 0);')
+        post.append('        prof_recv(&f, status, f.rec ? prof_comm_get(comm) : NULL, 0);')
     elif base == 'Irecv':
         post.append('    if (rc == MPI_SUCCESS)')
         post.append('        prof_req_recv(*request, prof_comm_get(comm), f.id, 0);')
@@ -153,15 +156,15 @@ def wrapper(name, args):
         post.append('        prof_req_recv(*request, prof_comm_get(comm), f.id, 1);')
     elif base in ('Sendrecv', 'Sendrecv_replace'):
         cnt, typ = ('sendcount', 'sendtype') if base == 'Sendrecv' else ('count', 'datatype')
-        pre.append(f'    prof_send(&f, {cnt}, {typ}, dest, sendtag, comm, 0);')
         decl.append('    MPI_Status st_;')
         decl.append('    if (status == MPI_STATUS_IGNORE)')
         decl.append('        status = &st_;')
+        post.append(f'    prof_send(&f, {cnt}, {typ}, dest, sendtag, comm, 0);')
         post.append('    if (rc == MPI_SUCCESS)')
-        post.append('        prof_recv(&f, status, prof_comm_get(comm), 0);')
+        post.append('        prof_recv(&f, status, f.rec ? prof_comm_get(comm) : NULL, 0);')
     elif base in ('Isendrecv', 'Isendrecv_replace'):
         cnt, typ = ('sendcount', 'sendtype') if base == 'Isendrecv' else ('count', 'datatype')
-        pre.append(f'    prof_send(&f, {cnt}, {typ}, dest, sendtag, comm, 1);')
+        post.append(f'    prof_send(&f, {cnt}, {typ}, dest, sendtag, comm, 1);')
         post.append('    if (rc == MPI_SUCCESS)')
         post.append('        prof_req_recv(*request, prof_comm_get(comm), f.id, 0);')
     elif base in ('Mprobe', 'Improbe'):
