@@ -17,25 +17,11 @@ fy_setup
 fy_need_ferry
 checker_skip_if_absent
 command -v python3 > /dev/null || { echo "SKIP: python3 not installed"; exit 77; }
-# The venv and sdist: built once into the user's cache (may need the package index).
-if ! (fy_mpi4py_venv && fy_mpi4py_suite) > venv.log 2>&1; then
-    echo "SKIP: mpi4py's venv or suite could not be made: $(grep FAIL venv.log | head -1)"
-    exit 77
-fi
-fy_mpi4py_venv
-fy_mpi4py_suite
-fy_mpi4py_env
+fy_mpi4py_or_skip
 here=$FY_SRC/tests/interop
 fy_note "mpi4py $FY_MPI4PY_VERSION under mpiexec --check, suite in $FY_MPI4PY_TESTS"
-args=()
-echo testDtypeLanes > xfile.txt
-while read -r kind pat _; do
-    case "$kind" in
-    module) args+=(-e "$pat") ;;
-    test) echo "$pat" >> xfile.txt ;;
-    esac
-done < "$here/mpi4py/exclusions.txt"
-args+=(--xfile "$PWD/xfile.txt" -v)
+fy_mpi4py_args testDtypeLanes
+args=("${FY_MPI4PY_ARGS[@]}")
 bad=0
 for np in ${FY_MPI4PY_CHECK_RANKS:-2}; do
     mkdir -p "np$np"

@@ -16,18 +16,9 @@ fy_mpi4py_env
 here=$FY_SRC/tests/interop
 fy_note "mpi4py $FY_MPI4PY_VERSION, suite in $FY_MPI4PY_TESTS"
 
-# Exclusions as main.py options: -e for whole modules, --xfile for test names.
-args=()
-: >xfile.txt
-while read -r kind pat _; do
-    case "$kind" in
-    module) args+=(-e "$pat") ;;
-    test) echo "$pat" >>xfile.txt ;;
-    ''|'#'*) ;;
-    *) fy_fail "exclusions.txt: unknown kind '$kind'" ;;
-    esac
-done <"$here/mpi4py/exclusions.txt"
-args+=(--xfile "$PWD/xfile.txt" -v)
+# Exclusions as main.py options (env.bash).
+fy_mpi4py_args
+args=("${FY_MPI4PY_ARGS[@]}")
 
 ranks=${FY_MPI4PY_RANKS:-1 2 3}
 bad=0

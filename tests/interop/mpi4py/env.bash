@@ -44,3 +44,33 @@ fy_mpi4py_env() {
     FY_ENV_MPI4PY=(env MPI4PY_MPIABI=mpich MPI4PY_LIBMPI="$FY_LIB/libmpi.so.12"
         LD_LIBRARY_PATH="$FY_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
 }
+
+# For the tests that run the suite under a tool (tests/check, tests/prof): the venv and sdist,
+# or `SKIP` with status 77 when they cannot be made here (no package index, nothing cached).
+fy_mpi4py_or_skip() {
+    if ! (fy_mpi4py_venv && fy_mpi4py_suite) >venv.log 2>&1; then
+        echo "SKIP: mpi4py's venv or suite could not be made: $(grep FAIL venv.log | head -1)"
+        exit 77
+    fi
+    fy_mpi4py_venv
+    fy_mpi4py_suite
+    fy_mpi4py_env
+}
+
+# FY_MPI4PY_ARGS: main.py's options for exclusions.txt (-e for whole modules, --xfile for test
+# names, written to ./xfile.txt with the extra test names given) and -v.
+fy_mpi4py_args() {
+    FY_MPI4PY_ARGS=()
+    : >xfile.txt
+    [ $# -eq 0 ] || printf '%s\n' "$@" >>xfile.txt
+    local kind pat
+    while read -r kind pat _; do
+        case "$kind" in
+        module) FY_MPI4PY_ARGS+=(-e "$pat") ;;
+        test) echo "$pat" >>xfile.txt ;;
+        '' | '#'*) ;;
+        *) fy_fail "exclusions.txt: unknown kind '$kind'" ;;
+        esac
+    done <"$FY_SRC/tests/interop/mpi4py/exclusions.txt"
+    FY_MPI4PY_ARGS+=(--xfile "$PWD/xfile.txt" -v)
+}
