@@ -135,13 +135,6 @@ static void copy_str(char *dst, size_t len, const char *src)
     dst[n] = '\0';
 }
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* ---- The slot (application threads) ---- */
 
 void chk_watch_block(const char *call, const void *ra, bool all, int n, const chk_item_t *items)
@@ -221,22 +214,9 @@ static int read_slot(snap_t *s)
 
 static int send_all(const char *buf, size_t len)
 {
-    while (len > 0 && W.fd >= 0) {
-        ssize_t n = send(W.fd, buf, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            struct pollfd p = {.fd = W.fd, .events = POLLOUT};
-            if (poll(&p, 1, CONNECT_MS) <= 0)
-                return -1;
-            continue;
-        }
-        if (n <= 0)
-            return -1;
-        buf += n;
-        len -= (size_t)n;
-    }
-    return W.fd >= 0 ? 0 : -1;
+    if (W.fd < 0)
+        return -1;
+    return fy_auth_send_all(W.fd, buf, len, fy_auth_now_ms() + CONNECT_MS);
 }
 
 static void queue_line(const char *line, size_t len)
@@ -404,7 +384,7 @@ static int look(void)
     snap_t s;
     if (read_slot(&s) != 0)
         return 0;
-    long long now = now_ms();
+    long long now = fy_auth_now_ms();
     int blocked = s.call != NULL;
     if (W.watched != 0 && (!blocked || s.seq != W.watched)) {
         if (W.reported && send_unblock(W.watched) != 0)
@@ -502,35 +482,24 @@ static void *watch_main(void *arg)
 static int join_server(const char *addr, const char *keyhex, int rank, int size, char *why,
                        size_t wlen)
 {
-    long long until = fy_auth_now_ms() + CONNECT_MS;
-    int fd = fy_auth_connect(addr, until);
-    if (fd == -2) {
-        snprintf(why, wlen, "FERRY_CHECK_ADDR='%s' is not ADDRESS[,ADDRESS...]:PORT", addr);
-        return -1;
-    }
-    if (fd < 0) {
-        snprintf(why, wlen, "cannot connect to %s", addr);
-        return -1;
-    }
-    char reply[64], err[128];
-    if (fy_auth_join(fd, "FERRY-CHECK", keyhex, rank, size, until, reply, sizeof(reply), err,
-                     sizeof(err)) != 0) {
-        if (keyhex == NULL || strlen(keyhex) != 64)
-            snprintf(why, wlen, "FERRY_CHECK_KEY is not 64 hex digits");
-        else if (strncmp(err, "no FERRY-CHECK", 14) == 0)
-            snprintf(why, wlen, "%s is not a check server", addr);
-        else
-            snprintf(why, wlen, "the server at %s refused us (a wrong FERRY_CHECK_KEY?)", addr);
-        close(fd);
-        return -1;
-    }
-    if (strcmp(reply, "OK") != 0) {
+    int fd = -1;
+    /* Our own words but for the address's faults (fy_auth_dial's). */
+    switch (fy_auth_dial(addr, "FERRY_CHECK_ADDR", "FERRY-CHECK", keyhex, rank, size, CONNECT_MS,
+                         why, wlen, &fd)) {
+    case 0: return fd;
+    case FY_AUTH_FAIL_ADDR:
+    case FY_AUTH_FAIL_CONNECT: break;
+    case FY_AUTH_FAIL_KEY: snprintf(why, wlen, "FERRY_CHECK_KEY is not 64 hex digits"); break;
+    case FY_AUTH_FAIL_GREETING: snprintf(why, wlen, "%s is not a check server", addr); break;
+    case FY_AUTH_FAIL_NO:
         /* NO: not of the job's first world (a spawned one): the watch is off, quietly. */
         why[0] = '\0';
-        close(fd);
-        return -1;
+        break;
+    default:
+        snprintf(why, wlen, "the server at %s refused us (a wrong FERRY_CHECK_KEY?)", addr);
+        break;
     }
-    return fd;
+    return -1;
 }
 
 void chk_watch_start(int world_rank, int world_size)

@@ -52,24 +52,7 @@ static long long mono_ns(void)
 /* Whole lines or nothing more: a snapshot mpiexec cannot take within SEND_MS ends the view. */
 static int send_all(const char *buf, size_t len)
 {
-    long long until = fy_auth_now_ms() + SEND_MS;
-    while (len > 0) {
-        ssize_t n = send(M.fd, buf, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            struct pollfd p = {.fd = M.fd, .events = POLLOUT};
-            long long left = until - fy_auth_now_ms();
-            if (left <= 0 || poll(&p, 1, (int)left) != 1)
-                return -1;
-            continue;
-        }
-        if (n <= 0)
-            return -1;
-        buf += n;
-        len -= (size_t)n;
-    }
-    return 0;
+    return fy_auth_send_all(M.fd, buf, len, fy_auth_now_ms() + SEND_MS);
 }
 
 static uint64_t ticks_to_ns(uint64_t ticks)
@@ -172,28 +155,19 @@ void prof_monitor_start(int rank, int size)
     const char *addr = getenv("FERRY_MONITOR_ADDR");
     if (addr == NULL || *addr == '\0')
         return;
-    long long until = fy_auth_now_ms() + CONNECT_MS;
-    char why[160] = "", reply[64] = "";
-    int fd = fy_auth_connect(addr, until);
-    if (fd == -2) {
-        snprintf(why, sizeof(why), "FERRY_MONITOR_ADDR='%s' is not ADDRESS[,ADDRESS...]:PORT",
-                 addr);
-    } else if (fd < 0) {
-        snprintf(why, sizeof(why), "cannot connect to %s", addr);
-    } else if (fy_auth_join(fd, "FERRY-MONITOR", getenv("FERRY_MONITOR_KEY"), rank, size, until,
-                            reply, sizeof(reply), why, sizeof(why)) != 0) {
-        size_t k = strlen(why);
-        snprintf(why + k, sizeof(why) - k, " from %s (a wrong FERRY_MONITOR_KEY?)", addr);
-    } else if (strcmp(reply, "OK") != 0) {
-        /* NO: the key was right but mpiexec does not watch this world (MPI_Comm_spawn's
-         * children, a rank connected twice): unwatched, quietly. */
-        close(fd);
-        return;
-    }
-    if (why[0] != '\0') {
+    char why[160];
+    int fd = -1;
+    int jrc = fy_auth_dial(addr, "FERRY_MONITOR_ADDR", "FERRY-MONITOR", getenv("FERRY_MONITOR_KEY"),
+                           rank, size, CONNECT_MS, why, sizeof(why), &fd);
+    if (jrc == FY_AUTH_FAIL_NO)
+        return; /* the key was right but mpiexec does not watch this world (MPI_Comm_spawn's
+                 * children, a rank connected twice): unwatched, quietly */
+    if (jrc != 0) {
+        if (jrc != FY_AUTH_FAIL_ADDR && jrc != FY_AUTH_FAIL_CONNECT) {
+            size_t k = strlen(why);
+            snprintf(why + k, sizeof(why) - k, " from %s (a wrong FERRY_MONITOR_KEY?)", addr);
+        }
         fprintf(stderr, "ferry monitor: rank %d: %s; this rank is not shown\n", rank, why);
-        if (fd >= 0)
-            close(fd);
         return;
     }
     char hello[256];
