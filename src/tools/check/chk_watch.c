@@ -15,6 +15,7 @@
 
 #include "fy_addr2line.h"
 #include "fy_auth.h"
+#include "fy_tool_thread.h"
 
 #include <arpa/inet.h>
 #include <dlfcn.h>
@@ -107,8 +108,7 @@ static void slot_count(bool shared, int d)
 static struct {
     atomic_int state; /* 0: not started, 1: running, 2: stopped (or never connected) */
     int fd;
-    int wake[2];
-    pthread_t th;
+    fy_tool_thread_t t; /* its wake-up pipe */
     int rank;
     /* Lines to send before the next block (communicators), written by any thread. */
     pthread_mutex_t qlock;
@@ -125,7 +125,7 @@ static struct {
         char loc[256];
     } cache[NCACHE];
     int ncache;
-} W = {.fd = -1, .wake = {-1, -1}, .qlock = PTHREAD_MUTEX_INITIALIZER};
+} W = {.fd = -1, .t.wake = {-1, -1}, .qlock = PTHREAD_MUTEX_INITIALIZER};
 
 /* A bounded copy that always ends the string. */
 static void copy_str(char *dst, size_t len, const char *src)
@@ -457,7 +457,7 @@ static void *watch_main(void *arg)
 {
     (void)arg;
     for (;;) {
-        struct pollfd p[2] = {{.fd = W.fd, .events = POLLIN}, {.fd = W.wake[0], .events = POLLIN}};
+        struct pollfd p[2] = {{.fd = W.fd, .events = POLLIN}, {.fd = W.t.wake[0], .events = POLLIN}};
         int n = poll(p, 2, LOOK_MS);
         if (n < 0 && errno != EINTR)
             break;
@@ -522,25 +522,9 @@ void chk_watch_start(int world_rank, int world_size)
         atomic_store(&slot_idle, true);
         return;
     }
-    if (pipe2(W.wake, O_CLOEXEC) != 0) {
-        close(fd);
-        atomic_store(&slot_idle, true);
-        return;
-    }
     W.fd = fd;
     W.rank = world_rank;
-    pthread_attr_t at;
-    pthread_attr_init(&at);
-    pthread_attr_setstacksize(&at, STACK_BYTES);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old); /* inherited by the thread */
-    int rc = pthread_create(&W.th, &at, watch_main, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    pthread_attr_destroy(&at);
-    if (rc != 0) {
-        close(W.wake[0]);
-        close(W.wake[1]);
+    if (fy_tool_thread_start(&W.t, STACK_BYTES, watch_main) != 0) {
         close(fd);
         W.fd = -1;
         atomic_store(&slot_idle, true);
@@ -554,11 +538,7 @@ void chk_watch_stop(void)
     int expect = 1;
     if (!atomic_compare_exchange_strong(&W.state, &expect, 2))
         return;
-    while (write(W.wake[1], "x", 1) < 0 && errno == EINTR)
-        ;
-    pthread_join(W.th, NULL);
-    close(W.wake[0]);
-    close(W.wake[1]);
+    fy_tool_thread_stop(&W.t);
     close(W.fd);
     W.fd = -1;
     pthread_mutex_lock(&W.qlock);

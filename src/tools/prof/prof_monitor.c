@@ -13,6 +13,7 @@
 #include "prof_monitor.h"
 
 #include "fy_auth.h"
+#include "fy_tool_thread.h"
 #include "prof_live.h"
 
 #include <errno.h>
@@ -37,10 +38,9 @@
 static struct {
     atomic_int state; /* 0: not started, 1: running, 2: stopped or never connected */
     int fd;
-    int wake[2];
-    pthread_t th;
+    fy_tool_thread_t t; /* its wake-up pipe */
     long long t0_ns; /* CLOCK_MONOTONIC when the thread started: snapshots' t_ns from it */
-} M = {.fd = -1, .wake = {-1, -1}};
+} M = {.fd = -1, .t.wake = {-1, -1}};
 
 static long long mono_ns(void)
 {
@@ -96,7 +96,7 @@ static void *monitor_main(void *arg)
         return NULL;
     for (;;) {
         long long left = next - fy_auth_now_ms();
-        struct pollfd p[2] = {{.fd = M.fd, .events = POLLIN}, {.fd = M.wake[0], .events = POLLIN}};
+        struct pollfd p[2] = {{.fd = M.fd, .events = POLLIN}, {.fd = M.t.wake[0], .events = POLLIN}};
         int n = poll(p, 2, left > 0 ? (int)left : 0);
         if (n < 0 && errno != EINTR)
             break;
@@ -174,23 +174,8 @@ void prof_monitor_start(int rank, int size)
     who_am_i(hello, sizeof(hello));
     M.fd = fd;
     M.t0_ns = mono_ns();
-    if (send_all(hello, strlen(hello)) != 0 || pipe2(M.wake, O_CLOEXEC) != 0) {
-        close(fd);
-        M.fd = -1;
-        return;
-    }
-    pthread_attr_t at;
-    pthread_attr_init(&at);
-    pthread_attr_setstacksize(&at, STACK_BYTES);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old); /* inherited by the thread */
-    int rc = pthread_create(&M.th, &at, monitor_main, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    pthread_attr_destroy(&at);
-    if (rc != 0) {
-        close(M.wake[0]);
-        close(M.wake[1]);
+    if (send_all(hello, strlen(hello)) != 0 ||
+        fy_tool_thread_start(&M.t, STACK_BYTES, monitor_main) != 0) {
         close(fd);
         M.fd = -1;
         return;
@@ -203,11 +188,7 @@ void prof_monitor_stop(void)
     int expect = 1;
     if (!atomic_compare_exchange_strong(&M.state, &expect, 2))
         return;
-    while (write(M.wake[1], "x", 1) < 0 && errno == EINTR)
-        ;
-    pthread_join(M.th, NULL);
-    close(M.wake[0]);
-    close(M.wake[1]);
+    fy_tool_thread_stop(&M.t);
     close(M.fd);
     M.fd = -1;
 }
