@@ -137,15 +137,55 @@ int fy_auth_connect(const char *addr, long long until_ms)
     return fd;
 }
 
-/* A line from fd before the deadline (the handshake: a byte at a time, so that nothing after
- * the line is taken from the socket); 0 or -1. */
-static int read_line(int fd, char *buf, size_t cap, long long until)
+/* Waits for fd to be ready for `events` before the deadline (< 0: none); 0 or -1. */
+static int wait_for(int fd, short events, long long until)
+{
+    struct pollfd p = {.fd = fd, .events = events};
+    long long left = until < 0 ? -1 : until - fy_auth_now_ms();
+    if (until >= 0 && left <= 0)
+        return -1;
+    int n;
+    while ((n = poll(&p, 1, (int)left)) < 0 && errno == EINTR && until < 0)
+        ;
+    return n == 1 ? 0 : -1;
+}
+
+/* Sends (out) or receives len bytes, a non-blocking socket waiting in poll() until the
+ * deadline. */
+static int move_all(int fd, char *buf, size_t len, long long until, int out)
+{
+    while (len > 0) {
+        ssize_t n = out ? send(fd, buf, len, MSG_NOSIGNAL) : recv(fd, buf, len, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (wait_for(fd, out ? POLLOUT : POLLIN, until) != 0)
+                return -1;
+            continue;
+        }
+        if (n <= 0)
+            return -1;
+        buf += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int fy_auth_send_all(int fd, const void *buf, size_t len, long long until_ms)
+{
+    return move_all(fd, (char *)buf, len, until_ms, 1);
+}
+
+int fy_auth_recv_all(int fd, void *buf, size_t len, long long until_ms)
+{
+    return move_all(fd, buf, len, until_ms, 0);
+}
+
+int fy_auth_read_line(int fd, char *buf, size_t cap, long long until_ms)
 {
     size_t got = 0;
     while (got < cap - 1) {
-        long long left = until - fy_auth_now_ms();
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        if (left <= 0 || poll(&p, 1, (int)left) != 1)
+        if (wait_for(fd, POLLIN, until_ms) != 0)
             return -1;
         ssize_t n = recv(fd, buf + got, 1, 0);
         if (n < 0 && (errno == EINTR || errno == EAGAIN))
@@ -160,41 +200,21 @@ static int read_line(int fd, char *buf, size_t cap, long long until)
     return -1;
 }
 
-static int send_line(int fd, const char *buf, size_t len, long long until)
-{
-    while (len > 0) {
-        ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            struct pollfd p = {.fd = fd, .events = POLLOUT};
-            long long left = until - fy_auth_now_ms();
-            if (left <= 0 || poll(&p, 1, (int)left) != 1)
-                return -1;
-            continue;
-        }
-        if (n <= 0)
-            return -1;
-        buf += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 int fy_auth_join(int fd, const char *proto, const char *keyhex, int rank, int size,
                  long long until_ms, char *reply, size_t rlen, char *why, size_t wlen)
 {
     uint8_t key[32], nonce[32], mac[32];
     if (keyhex == NULL || strlen(keyhex) != 64 || fy_auth_unhex(keyhex, key, 32) != 0) {
         snprintf(why, wlen, "the key is not 64 hex digits");
-        return -1;
+        return FY_AUTH_FAIL_KEY;
     }
     char line[160];
     size_t plen = strlen(proto);
-    if (read_line(fd, line, sizeof(line), until_ms) != 0 || strncmp(line, proto, plen) != 0 ||
+    if (fy_auth_read_line(fd, line, sizeof(line), until_ms) != 0 ||
+        strncmp(line, proto, plen) != 0 ||
         strncmp(line + plen, " 1 ", 3) != 0 || fy_auth_unhex(line + plen + 3, nonce, 32) != 0) {
         snprintf(why, wlen, "no %s greeting", proto);
-        return -1;
+        return FY_AUTH_FAIL_GREETING;
     }
     answer_mac(key, nonce, rank, mac);
     explicit_bzero(key, sizeof(key));
@@ -202,10 +222,37 @@ int fy_auth_join(int fd, const char *proto, const char *keyhex, int rank, int si
     fy_auth_tohex(mac, 32, machex);
     int len = snprintf(line, sizeof(line), "AUTH %d %d %ld %s\n", rank, size, (long)getpid(),
                        machex);
-    if (send_line(fd, line, (size_t)len, until_ms) != 0 ||
-        read_line(fd, reply, rlen, until_ms) != 0) {
+    if (fy_auth_send_all(fd, line, (size_t)len, until_ms) != 0 ||
+        fy_auth_read_line(fd, reply, rlen, until_ms) != 0) {
         snprintf(why, wlen, "no answer to our key");
-        return -1;
+        return FY_AUTH_FAIL_ANSWER;
     }
+    return 0;
+}
+
+int fy_auth_dial(const char *addr, const char *addr_var, const char *proto, const char *keyhex,
+                 int rank, int size, int ms, char *why, size_t wlen, int *fd_p)
+{
+    long long until = fy_auth_now_ms() + ms;
+    int fd = fy_auth_connect(addr, until);
+    if (fd == -2) {
+        snprintf(why, wlen, "%s='%s' is not ADDRESS[,ADDRESS...]:PORT", addr_var, addr);
+        return FY_AUTH_FAIL_ADDR;
+    }
+    if (fd < 0) {
+        snprintf(why, wlen, "cannot connect to %s", addr);
+        return FY_AUTH_FAIL_CONNECT;
+    }
+    char reply[64];
+    int rc = fy_auth_join(fd, proto, keyhex, rank, size, until, reply, sizeof(reply), why, wlen);
+    if (rc == 0 && strcmp(reply, "OK") != 0) {
+        why[0] = '\0';
+        rc = FY_AUTH_FAIL_NO;
+    }
+    if (rc != 0) {
+        close(fd);
+        return rc;
+    }
+    *fd_p = fd;
     return 0;
 }

@@ -10,7 +10,8 @@
  * The nonce is fresh for each connection, so a recorded AUTH line is worth nothing later, and
  * the rank is inside the MAC, so one rank's answer cannot be replayed as another's.
  *
- * Both sides compile this file (the launcher, and the PMPI libraries: libc only). */
+ * Both sides compile this file (the launcher, and the PMPI libraries: libc only). The clients'
+ * blocking I/O with a deadline is here too, so that each tool does not write its own. */
 #ifndef FY_AUTH_H
 #define FY_AUTH_H
 
@@ -42,15 +43,41 @@ int fy_auth_verify(const uint8_t key[32], const uint8_t nonce[32], const char *l
 
 /* ---- Client ---- */
 
+/* Why a client is not in (fy_auth_join, fy_auth_dial). */
+enum {
+    FY_AUTH_FAIL_KEY = -1,      /* the key is not 64 hex digits */
+    FY_AUTH_FAIL_GREETING = -2, /* no greeting of the protocol (not its server) */
+    FY_AUTH_FAIL_ANSWER = -3,   /* no answer to our AUTH line (a wrong key: the server closes) */
+    FY_AUTH_FAIL_ADDR = -4,     /* the address is not ADDRESS[,ADDRESS...]:PORT */
+    FY_AUTH_FAIL_CONNECT = -5,  /* nothing to connect to there, or not in time */
+    FY_AUTH_FAIL_NO = -6,       /* the server answered other than OK: it does not want us */
+};
+
 /* Connects to "ADDRESS[,ADDRESS...]:PORT" (numeric addresses, tried in order) before the
  * deadline; the socket (non-blocking, close-on-exec, TCP_NODELAY), or -1: -2 when addr is not
  * of that form. */
 int fy_auth_connect(const char *addr, long long until_ms);
 
 /* Reads the greeting of `proto`, answers it with keyhex (64 hex digits), rank, size and our pid,
- * and reads the server's answer line into reply (without its newline). 0, or -1 with why[]
- * saying what failed (not the protocol, no answer in time, a key that is not 64 hex digits). */
+ * and reads the server's answer line into reply (without its newline). 0, or FY_AUTH_FAIL_KEY,
+ * _GREETING or _ANSWER with why[] saying so. */
 int fy_auth_join(int fd, const char *proto, const char *keyhex, int rank, int size,
                  long long until_ms, char *reply, size_t rlen, char *why, size_t wlen);
+
+/* The whole way in, within ms: fy_auth_connect to addr (the value of the environment variable
+ * addr_var, named in messages), then fy_auth_join with keyhex. 0 with *fd_p set when the server
+ * said OK; else a FY_AUTH_FAIL_* with why[] saying what failed (empty for FY_AUTH_FAIL_NO) and
+ * no socket left open. */
+int fy_auth_dial(const char *addr, const char *addr_var, const char *proto, const char *keyhex,
+                 int rank, int size, int ms, char *why, size_t wlen, int *fd_p);
+
+/* Blocking I/O on a socket before a deadline (until_ms < 0: none), for the tools' clients. */
+/* All of buf[0..len) sent (no SIGPIPE); 0, or -1 (closed, an error, or the deadline). */
+int fy_auth_send_all(int fd, const void *buf, size_t len, long long until_ms);
+/* Exactly len bytes into buf; 0, or -1 (closed, an error, or the deadline). */
+int fy_auth_recv_all(int fd, void *buf, size_t len, long long until_ms);
+/* One line (a byte at a time, so that nothing after it is taken from the socket) into buf,
+ * its newline replaced by NUL; 0, or -1 (closed, longer than cap - 1, or the deadline). */
+int fy_auth_read_line(int fd, char *buf, size_t cap, long long until_ms);
 
 #endif

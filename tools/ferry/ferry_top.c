@@ -7,6 +7,7 @@
  * SIGKILL) is removed on the way. */
 #include "ferry.h"
 
+#include "fy_auth.h"
 #include "fy_monitor_path.h"
 
 #include <dirent.h>
@@ -36,13 +37,6 @@ typedef struct job {
     int fd; /* connected, greeted; -1 once closed */
 } job_t;
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void usage(FILE *f)
 {
     fprintf(f, "usage: ferry top [-n N] [-l] [PID]\n"
@@ -58,24 +52,7 @@ static void usage(FILE *f)
 /* Reads one line (up to its newline) byte by byte within ms; 0 or -1. */
 static int read_line(int fd, char *buf, size_t cap, int ms)
 {
-    size_t got = 0;
-    long long until = now_ms() + ms;
-    while (got < cap - 1) {
-        long long left = until - now_ms();
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        if (left <= 0 || poll(&p, 1, (int)left) != 1)
-            return -1;
-        ssize_t n = read(fd, buf + got, 1);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        if (buf[got++] == '\n') {
-            buf[got - 1] = '\0';
-            return 0;
-        }
-    }
-    return -1;
+    return fy_auth_read_line(fd, buf, cap, fy_auth_now_ms() + ms);
 }
 
 /* Connects to one socket and reads its greeting into j; 0, or -1 (stale: removed, or not a
@@ -145,21 +122,6 @@ static void list_jobs(const job_t *jobs, int n)
                (double)jobs[i].elapsed_ms / 1000);
 }
 
-/* Exactly len bytes, or -1 (closed). */
-static int read_exact(int fd, char *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = read(fd, buf, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        buf += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* Shows the job's blocks until N of them (0: no limit) or its end; the exit status. */
 static int watch(job_t *j, long limit)
 {
@@ -195,7 +157,7 @@ static int watch(job_t *j, long limit)
         if (sscanf(line, "B %zu", &len) != 1 || len > MAX_BLOCK)
             continue; /* a later version's message */
         char *block = malloc(len + 1);
-        if (block == NULL || read_exact(j->fd, block, len) != 0) {
+        if (block == NULL || fy_auth_recv_all(j->fd, block, len, -1) != 0) {
             free(block);
             fprintf(stderr, "ferry top: mpiexec (pid %ld) went away\n", j->pid);
             return 1;

@@ -46,55 +46,29 @@
  *   server -> rank:  A <seq>        is that block still current?
  *                    R <seq>        release that block's held sends (a potential deadlock, or
  *                                   their receive is posted)
- * A connection that has not authenticated within HANDSHAKE_MS is closed; at most PEND_MAX wait
- * at once.
+ * A connection that has not authenticated within 5 s is closed; at most PEND_MAX wait at once
+ * (toolsrv.c, shared with --monitor's server, keeps them, and the ranks' connections).
  */
 #include "check.h"
 #include "preload.h"
+#include "toolsrv.h"
 
-#include "fy_auth.h"
-
-#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #define STABLE_MS 1000     /* every live rank blocked, nothing changed: then we ask */
 #define ASK_MS 3000        /* answers later than this: ask again after the next quiet second */
-#define HANDSHAKE_MS 5000  /* to authenticate after connecting */
 #define PEND_MAX 256       /* connections authenticating at once; more wait in the backlog */
 #define LINE_MAX_BYTES (1 << 20) /* a communicator of FY_MPX_MAX_RANKS ranks fits */
 #define REPORT_RANKS 16    /* ranks listed in a report */
-#define MAX_REFUSED_LOGGED 5
-
-typedef struct conn {
-    int fd; /* -1: free */
-    int rank;
-    uint8_t nonce[32];
-    long long deadline;
-    char peer[INET6_ADDRSTRLEN + 8];
-    char *in;
-    size_t inlen, incap;
-    char *out;
-    size_t outlen, outcap;
-} conn_t;
-
-enum who_kind { W_LISTEN, W_PEND, W_RANK };
 
 static struct server {
     int on;
-    fy_mpx_listen_t ls;
-    uint8_t key[32];
-    conn_t pend[PEND_MAX];
-    conn_t *rc; /* per rank */
+    fy_mpx_toolsrv_t srv; /* the listening, the handshakes, the ranks' connections */
     fy_chk_job_t J;
     fy_chk_result_t res;
     long long last_change;
@@ -107,17 +81,13 @@ static struct server {
     char *answered;
     uint64_t *pkeys; /* potential deadlocks reported (their hashes) */
     int npkeys, cappkeys;
-    int refused;
     int done; /* a deadlock was reported */
-    /* What each poll entry we added stands for. */
-    enum who_kind *kind;
-    int *idx;
-    int nslots;
 } S;
 
 /* ---- Setting up ---- */
 
 static const fy_mpx_check_hooks_t hooks;
+static const fy_mpx_toolsrv_conf_t srv_conf;
 
 int fy_mpx_check_setup(fy_mpx_opts_t *o, int remote, const char *iface, int all_here,
                        const char *first_remote)
@@ -125,97 +95,45 @@ int fy_mpx_check_setup(fy_mpx_opts_t *o, int remote, const char *iface, int all_
     char lib[PATH_MAX];
     if (fy_mpx_tool_lib("--check", "the checker library", "libferry_check.so", lib, sizeof(lib)) != 0)
         return -1;
-    S.ls.nlfd = 0;
-    if (!remote || all_here) {
-        if (fy_mpx_listen_at(&S.ls, "127.0.0.1") != 0) {
-            fprintf(stderr, FY_MPX_PROG ": --check: cannot listen on 127.0.0.1: %s\n",
-                    strerror(errno));
-            return -1;
-        }
-    } else if (fy_mpx_listen_choose(&S.ls, iface, 0, first_remote) != 0) {
-        return -1;
-    }
-    /* Every rank connects during MPI_Init, at about the same time. */
-    for (int i = 0; i < S.ls.nlfd; i++)
-        listen(S.ls.lfd[i], 4096);
-    if (getrandom(S.key, sizeof(S.key), 0) != (ssize_t)sizeof(S.key)) {
-        fprintf(stderr, FY_MPX_PROG ": --check: getrandom: %s\n", strerror(errno));
-        return -1;
-    }
-    char keyhex[65], addr[sizeof(S.ls.addrs) + 16];
-    fy_auth_tohex(S.key, 32, keyhex);
-    snprintf(addr, sizeof(addr), "%s:%d", S.ls.addrs, S.ls.port);
     /* Ours first, the user's after it (preload.c). */
-    int rc = fy_mpx_preload(o, lib);
-    rc |= fy_mpx_env_add(&o->env, "FERRY_CHECK_ADDR", addr) |
-          fy_mpx_env_add(&o->env, "FERRY_CHECK_KEY", keyhex);
+    if (fy_mpx_preload(o, lib) != 0) {
+        fprintf(stderr, FY_MPX_PROG ": out of memory\n");
+        return -1;
+    }
+    if (fy_mpx_toolsrv_open(&S.srv, &srv_conf, o, remote, iface, all_here, first_remote) != 0)
+        return -1;
     S.J.size = o->np;
     S.J.r = calloc((size_t)o->np, sizeof(*S.J.r));
-    S.rc = calloc((size_t)o->np, sizeof(*S.rc));
     S.res.release = calloc((size_t)o->np, 1);
     S.res.stuck = calloc((size_t)o->np, 1);
     S.res.cycle = calloc((size_t)o->np, sizeof(int));
     S.answered = calloc((size_t)o->np, 1);
     S.released = calloc((size_t)o->np, sizeof(*S.released));
-    S.nslots = 2 + PEND_MAX + o->np;
-    S.kind = calloc((size_t)S.nslots, sizeof(*S.kind));
-    S.idx = calloc((size_t)S.nslots, sizeof(*S.idx));
-    if (rc != 0 || S.J.r == NULL || S.rc == NULL || S.res.release == NULL || S.res.stuck == NULL ||
-        S.res.cycle == NULL || S.answered == NULL || S.released == NULL || S.kind == NULL ||
-        S.idx == NULL) {
+    if (S.J.r == NULL || S.res.release == NULL || S.res.stuck == NULL || S.res.cycle == NULL ||
+        S.answered == NULL || S.released == NULL) {
         fprintf(stderr, FY_MPX_PROG ": out of memory\n");
         return -1;
     }
-    for (int i = 0; i < PEND_MAX; i++)
-        S.pend[i].fd = -1;
-    for (int r = 0; r < o->np; r++)
-        S.rc[r].fd = -1;
     S.on = 1;
     fy_mpx_check_hooks = &hooks;
     return 0;
-}
-
-static void stop_listening(void)
-{
-    for (int i = 0; i < S.ls.nlfd; i++)
-        close(S.ls.lfd[i]);
-    S.ls.nlfd = 0;
-}
-
-static void conn_close(conn_t *c)
-{
-    if (c->fd >= 0)
-        close(c->fd);
-    c->fd = -1;
-    free(c->in);
-    free(c->out);
-    c->in = c->out = NULL;
-    c->inlen = c->incap = c->outlen = c->outcap = 0;
 }
 
 void fy_mpx_check_close(void)
 {
     if (!S.on)
         return;
-    stop_listening();
-    for (int i = 0; i < PEND_MAX; i++)
-        conn_close(&S.pend[i]);
-    for (int r = 0; r < S.J.size; r++) {
-        conn_close(&S.rc[r]);
+    fy_mpx_toolsrv_close(&S.srv);
+    for (int r = 0; r < S.J.size; r++)
         free(S.J.r[r].items);
-    }
     fy_chk_job_free(&S.J);
     free(S.J.r);
-    free(S.rc);
     free(S.res.release);
     free(S.res.stuck);
     free(S.res.cycle);
     free(S.answered);
     free(S.released);
     free(S.pkeys);
-    free(S.kind);
-    free(S.idx);
-    explicit_bzero(S.key, sizeof(S.key));
     S.on = 0;
     fy_mpx_check_hooks = NULL;
 }
@@ -230,113 +148,32 @@ static void changed(void)
 }
 
 /* Queues a line for a rank and writes what it can now. */
-static void say(conn_t *c, const char *line)
+static void say(int rank, const char *line)
 {
-    size_t len = strlen(line);
-    if (c->fd < 0)
-        return;
-    if (c->outlen + len > c->outcap) {
-        size_t cap = c->outcap ? 2 * c->outcap : 256;
-        while (cap < c->outlen + len)
-            cap *= 2;
-        char *o = realloc(c->out, cap);
-        if (o == NULL)
-            return;
-        c->out = o;
-        c->outcap = cap;
-    }
-    memcpy(c->out + c->outlen, line, len);
-    c->outlen += len;
-    ssize_t n = send(c->fd, c->out, c->outlen, MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n > 0) {
-        memmove(c->out, c->out + n, c->outlen - (size_t)n);
-        c->outlen -= (size_t)n;
-    }
+    fy_mpx_toolsrv_say(&S.srv, rank, line);
 }
 
-static conn_t *free_pending(void)
+/* toolsrv: accept() failed, out of descriptors most likely. */
+static void srv_accept_failed(int err)
 {
-    for (int i = 0; i < PEND_MAX; i++)
-        if (S.pend[i].fd < 0)
-            return &S.pend[i];
-    return NULL;
+    /* The ranks not yet in go without the watch (they say so), and no deadlock can be judged
+     * any more; the job itself goes on. */
+    fprintf(stderr, "ferry check: cannot accept more ranks (%s); deadlocks will not be found in "
+            "this job\n", strerror(err));
+    fy_mpx_toolsrv_stop_listening(&S.srv);
+    S.done = 1;
 }
 
-static void accept_all(int lfd)
+/* toolsrv: the key was right; a rank of another world (MPI_Comm_spawn's), or of a program that
+ * ran MPI twice, goes without the watch: it covers the job's first world only. */
+static int srv_admit(int rank)
 {
-    conn_t *c;
-    while ((c = free_pending()) != NULL) {
-        struct sockaddr_storage ss;
-        socklen_t sl = sizeof(ss);
-        int fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            return;
-        if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
-            continue;
-        if (fd < 0) {
-            /* Out of descriptors, most likely: the ranks not yet in go without the watch (they
-             * say so), and no deadlock can be judged any more; the job itself goes on. */
-            fprintf(stderr, "ferry check: cannot accept more ranks (%s); deadlocks will not be "
-                    "found in this job\n", strerror(errno));
-            stop_listening();
-            S.done = 1;
-            return;
-        }
-        *c = (conn_t){.fd = fd, .rank = -1, .deadline = fy_mpx_now_ms() + HANDSHAKE_MS};
-        char line[128];
-        if (fy_auth_hello("FERRY-CHECK", c->nonce, line, sizeof(line)) != 0) {
-            conn_close(c);
-            continue;
-        }
-        char host[INET6_ADDRSTRLEN] = "?";
-        int port = 0;
-        if (ss.ss_family == AF_INET) {
-            inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof(host));
-            port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
-        } else if (ss.ss_family == AF_INET6) {
-            inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host, sizeof(host));
-            port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-        }
-        snprintf(c->peer, sizeof(c->peer), "%s:%d", host, port);
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        say(c, line);
-    }
+    return S.J.r[rank].state == FY_CHK_RUNNING ? 0 : -1;
 }
 
-static void refuse(conn_t *c, const char *why)
+static void srv_joined(int rank)
 {
-    S.refused++;
-    if (S.refused <= MAX_REFUSED_LOGGED)
-        fprintf(stderr, "ferry check: refused a connection from %s: %s (%d refused so far)\n",
-                c->peer, why, S.refused);
-    conn_close(c);
-}
-
-static void on_auth(conn_t *c, const char *line)
-{
-    int rank, size;
-    long pid;
-    int rc = fy_auth_verify(S.key, c->nonce, line, &rank, &size, &pid);
-    if (rc != FY_AUTH_OK) {
-        refuse(c, rc == FY_AUTH_WRONG_KEY ? "wrong key" : "not the check protocol");
-        return;
-    }
-    if (size != S.J.size || rank < 0 || rank >= S.J.size || S.rc[rank].fd >= 0 ||
-        S.J.r[rank].state != FY_CHK_RUNNING) {
-        /* It knows the key: processes the job started with MPI_Comm_spawn (another world),
-         * or a program that ran MPI twice. The watch covers the job's first world only; they
-         * go without it, quietly. */
-        say(c, "NO\n");
-        conn_close(c);
-        return;
-    }
-    /* Moves to the rank's place, with what it has sent after AUTH. */
-    conn_t *r = &S.rc[rank];
-    *r = *c;
-    r->rank = rank;
-    *c = (conn_t){.fd = -1};
-    say(r, "OK\n");
+    (void)rank;
     changed();
 }
 
@@ -451,64 +288,6 @@ static void rank_gone(int rank)
     }
 }
 
-/* Reads what c has sent; lines go to the handshake or the rank's state. */
-static void conn_read(conn_t *c)
-{
-    for (;;) {
-        if (c->incap - c->inlen < 4096) {
-            size_t cap = c->incap ? 2 * c->incap : 8192;
-            char *in = cap <= LINE_MAX_BYTES ? realloc(c->in, cap) : NULL;
-            if (in == NULL)
-                goto drop;
-            c->in = in;
-            c->incap = cap;
-        }
-        ssize_t n = recv(c->fd, c->in + c->inlen, c->incap - c->inlen - 1, MSG_DONTWAIT);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            return;
-        if (n <= 0)
-            goto drop;
-        c->inlen += (size_t)n;
-        c->in[c->inlen] = '\0';
-        char *p = c->in, *nl;
-        while (c->fd >= 0 && (nl = strchr(p, '\n')) != NULL) {
-            *nl = '\0';
-            if (c->rank < 0) {
-                char line[256];
-                snprintf(line, sizeof(line), "%s", p);
-                c->inlen -= (size_t)(nl + 1 - c->in);
-                memmove(c->in, nl + 1, c->inlen);
-                on_auth(c, line); /* moves the connection, or closes it */
-                return;
-            }
-            if (on_rank_line(c->rank, p) != 0)
-                goto drop;
-            p = nl + 1;
-        }
-        c->inlen -= (size_t)(p - c->in);
-        memmove(c->in, p, c->inlen);
-    }
-drop:
-    if (c->rank < 0) {
-        refuse(c, "closed before authenticating");
-    } else {
-        int rank = c->rank;
-        conn_close(c);
-        rank_gone(rank);
-    }
-}
-
-static void conn_write(conn_t *c)
-{
-    ssize_t n = send(c->fd, c->out, c->outlen, MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n > 0) {
-        memmove(c->out, c->out + n, c->outlen - (size_t)n);
-        c->outlen -= (size_t)n;
-    }
-}
-
 /* ---- Judging ---- */
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -610,7 +389,7 @@ static void release_marked(void)
             continue;
         S.released[r] = S.J.r[r].bseq;
         snprintf(line, sizeof(line), "R %" PRIu64 "\n", S.J.r[r].bseq);
-        say(&S.rc[r], line);
+        say(r, line);
     }
 }
 
@@ -698,68 +477,24 @@ static void judge(fy_mpx_job_t *job, long long now, int stable)
 
 static int hk_slots(void)
 {
-    return S.nslots;
+    return fy_mpx_toolsrv_slots(&S.srv);
 }
 
 static int hk_add(struct pollfd *pfd)
 {
-    int n = 0;
-    /* With every handshake slot taken, new connections wait in the listen backlog. */
-    for (int i = 0; i < S.ls.nlfd && free_pending() != NULL; i++) {
-        pfd[n] = (struct pollfd){.fd = S.ls.lfd[i], .events = POLLIN};
-        S.kind[n] = W_LISTEN;
-        S.idx[n++] = i;
-    }
-    for (int i = 0; i < PEND_MAX; i++) {
-        if (S.pend[i].fd < 0)
-            continue;
-        pfd[n] = (struct pollfd){.fd = S.pend[i].fd,
-                                 .events = (short)(POLLIN | (S.pend[i].outlen ? POLLOUT : 0))};
-        S.kind[n] = W_PEND;
-        S.idx[n++] = i;
-    }
-    for (int r = 0; r < S.J.size; r++) {
-        if (S.rc[r].fd < 0)
-            continue;
-        pfd[n] = (struct pollfd){.fd = S.rc[r].fd,
-                                 .events = (short)(POLLIN | (S.rc[r].outlen ? POLLOUT : 0))};
-        S.kind[n] = W_RANK;
-        S.idx[n++] = r;
-    }
-    return n;
+    return fy_mpx_toolsrv_add(&S.srv, pfd);
 }
 
 static void hk_ready(fy_mpx_job_t *job, struct pollfd *pfd, int n)
 {
     (void)job;
-    for (int k = 0; k < n; k++) {
-        if (pfd[k].revents == 0)
-            continue;
-        if (S.kind[k] == W_LISTEN) {
-            accept_all(S.ls.lfd[S.idx[k]]);
-            continue;
-        }
-        conn_t *c = S.kind[k] == W_PEND ? &S.pend[S.idx[k]] : &S.rc[S.idx[k]];
-        if (c->fd != pfd[k].fd)
-            continue; /* moved or closed by an earlier entry */
-        if ((pfd[k].revents & POLLOUT) && c->outlen > 0)
-            conn_write(c);
-        if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR))
-            conn_read(c);
-    }
+    (void)n; /* all of them are the server's */
+    fy_mpx_toolsrv_ready(&S.srv, pfd);
 }
 
 static long long hk_tick(fy_mpx_job_t *job, long long now)
 {
-    long long wake = -1;
-    for (int i = 0; i < PEND_MAX; i++) {
-        if (S.pend[i].fd < 0)
-            continue;
-        if (now >= S.pend[i].deadline)
-            refuse(&S.pend[i], "no answer to the handshake");
-        else if (wake < 0 || S.pend[i].deadline < wake)
-            wake = S.pend[i].deadline;
-    }
+    long long wake = fy_mpx_toolsrv_tick(&S.srv, now);
     if (S.done || job->terminating || S.judged == S.changes)
         return wake;
     /* A buffered send whose receive is posted in a blocked wait goes at once, unreported: a
@@ -800,7 +535,7 @@ static long long hk_tick(fy_mpx_job_t *job, long long now)
             if (S.J.r[r].state != FY_CHK_BLOCKED)
                 continue;
             snprintf(line, sizeof(line), "A %" PRIu64 "\n", S.J.r[r].bseq);
-            say(&S.rc[r], line);
+            say(r, line);
         }
         S.asking = 1;
         S.ask_until = now + ASK_MS;
@@ -828,4 +563,25 @@ static const fy_mpx_check_hooks_t hooks = {
     .ready = hk_ready,
     .tick = hk_tick,
     .rank_exit = hk_rank_exit,
+};
+
+static int srv_line(int rank, char *line)
+{
+    return on_rank_line(rank, line);
+}
+
+static const fy_mpx_toolsrv_conf_t srv_conf = {
+    .option = "--check",
+    .name = "ferry check",
+    .proto = "FERRY-CHECK",
+    .not_proto = "not the check protocol",
+    .addr_var = "FERRY_CHECK_ADDR",
+    .key_var = "FERRY_CHECK_KEY",
+    .pend_max = PEND_MAX,
+    .line_max = LINE_MAX_BYTES,
+    .admit = srv_admit,
+    .joined = srv_joined,
+    .line = srv_line,
+    .gone = rank_gone,
+    .accept_failed = srv_accept_failed,
 };

@@ -26,23 +26,20 @@
  *   E <exit status>                                         the job has ended; then we close
  *
  * The ranks' lines: see src/tools/prof/prof_monitor.h. A rank that connects twice, or with the
- * size of another world (MPI_Comm_spawn's children), is told NO and goes unwatched. */
+ * size of another world (MPI_Comm_spawn's children), is told NO and goes unwatched. The
+ * listening, the handshakes and the ranks' connections are toolsrv.c's, as for --check. */
 #include "monitor.h"
 #include "preload.h"
+#include "toolsrv.h"
 
-#include "fy_auth.h"
-
-#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/ioctl.h>
@@ -53,14 +50,12 @@
 #define FIRST_BLOCK_MS 3000   /* with no rank connected yet, the first block (all "starting") */
 #define BLOCK_LAG_MS 200      /* after the snapshots of that second (theirs count from connect) */
 #define SILENT_MS 3000        /* a live rank without a snapshot this long is "silent" */
-#define HANDSHAKE_MS 5000     /* to authenticate after connecting */
 #define PEND_MAX 64           /* connections authenticating at once; more wait in the backlog */
 #define LINE_MAX_BYTES 1024   /* a rank's line; longer is not our protocol */
 #define TABLE_RANKS 64        /* one line per rank up to this many (FERRY_MONITOR_ROWS) */
 #define LONGEST_SHOWN 8       /* beyond: the ranks longest in one call */
 #define CLIENTS_MAX 16        /* ferry top attached at once */
 #define CLIENT_QUEUE_MAX (1 << 20) /* a client that reads nothing is dropped past this */
-#define MAX_REFUSED_LOGGED 5
 
 enum rank_state { R_WAIT, R_LIVE, R_DONE, R_GONE };
 
@@ -72,37 +67,17 @@ typedef struct snap {
 
 typedef struct mrank {
     int state;
-    int fd;
-    char in[LINE_MAX_BYTES];
-    size_t inlen;
     char host[64];
     snap_t cur, prev; /* prev: zeros at t 0 until a second snapshot came */
     int nsnap;
     long long cur_at; /* our clock (ms) when cur arrived */
 } mrank_t;
 
-typedef struct pend {
-    int fd; /* -1: free */
-    uint8_t nonce[32];
-    long long deadline;
-    char peer[INET6_ADDRSTRLEN + 8];
-    char in[256];
-    size_t inlen;
-} pend_t;
-
-typedef struct client {
-    int fd; /* -1: free */
-    char *out;
-    size_t outlen, outcap;
-} client_t;
-
-enum who_kind { W_LISTEN, W_PEND, W_RANK, W_ULISTEN, W_CLIENT };
+enum who_kind { W_ULISTEN, W_CLIENT }; /* our poll entries after the server's (toolsrv) */
 
 static struct {
     int on, quiet;
-    fy_mpx_listen_t ls;
-    uint8_t key[32];
-    pend_t pend[PEND_MAX];
+    fy_mpx_toolsrv_t srv; /* the listening, the handshakes, the ranks' connections */
     mrank_t *r;
     int size;
     char prog[64];
@@ -116,10 +91,9 @@ static struct {
     int last_lines;
     unsigned long emitted_at;
     int refused_at;
-    int refused;
     int ufd; /* the Unix socket, -1: none */
     char upath[sizeof(((struct sockaddr_un *)0)->sun_path)];
-    client_t cl[CLIENTS_MAX];
+    fy_mpx_conn_t cl[CLIENTS_MAX]; /* ferry top's: only written to */
     char *block; /* the last block drawn */
     size_t blen;
     enum who_kind *kind;
@@ -209,6 +183,7 @@ static void listen_unix(void)
 }
 
 static const fy_mpx_check_hooks_t hooks;
+static const fy_mpx_toolsrv_conf_t srv_conf;
 
 int fy_mpx_monitor_setup(fy_mpx_opts_t *o, int quiet, int remote, const char *iface, int all_here,
                          const char *first_remote)
@@ -231,39 +206,15 @@ int fy_mpx_monitor_setup(fy_mpx_opts_t *o, int quiet, int remote, const char *if
                         sizeof(lib)) != 0 ||
         fy_mpx_preload(o, lib) != 0)
         return -1;
-    S.ls.nlfd = 0;
-    if (!remote || all_here) {
-        if (fy_mpx_listen_at(&S.ls, "127.0.0.1") != 0) {
-            fprintf(stderr, FY_MPX_PROG ": --monitor: cannot listen on 127.0.0.1: %s\n",
-                    strerror(errno));
-            return -1;
-        }
-    } else if (fy_mpx_listen_choose(&S.ls, iface, 0, first_remote) != 0) {
+    if (fy_mpx_toolsrv_open(&S.srv, &srv_conf, o, remote, iface, all_here, first_remote) != 0)
         return -1;
-    }
-    for (int i = 0; i < S.ls.nlfd; i++)
-        listen(S.ls.lfd[i], 4096); /* every rank connects during MPI_Init */
-    if (getrandom(S.key, sizeof(S.key), 0) != (ssize_t)sizeof(S.key)) {
-        fprintf(stderr, FY_MPX_PROG ": --monitor: getrandom: %s\n", strerror(errno));
-        return -1;
-    }
-    char keyhex[65], addr[sizeof(S.ls.addrs) + 16];
-    fy_auth_tohex(S.key, 32, keyhex);
-    snprintf(addr, sizeof(addr), "%s:%d", S.ls.addrs, S.ls.port);
-    if (fy_mpx_env_add(&o->env, "FERRY_MONITOR_ADDR", addr) != 0 ||
-        fy_mpx_env_add(&o->env, "FERRY_MONITOR_KEY", keyhex) != 0)
-        goto err_memory;
     S.size = o->np;
     S.r = calloc((size_t)o->np, sizeof(*S.r));
-    S.nslots = 3 + PEND_MAX + o->np + CLIENTS_MAX;
+    S.nslots = fy_mpx_toolsrv_slots(&S.srv) + 1 + CLIENTS_MAX;
     S.kind = calloc((size_t)S.nslots, sizeof(*S.kind));
     S.idx = calloc((size_t)S.nslots, sizeof(*S.idx));
     if (S.r == NULL || S.kind == NULL || S.idx == NULL)
         goto err_memory;
-    for (int i = 0; i < PEND_MAX; i++)
-        S.pend[i].fd = -1;
-    for (int r = 0; r < o->np; r++)
-        S.r[r].fd = -1;
     for (int i = 0; i < CLIENTS_MAX; i++)
         S.cl[i].fd = -1;
     const char *p = o->app[0].argv[0], *slash = strrchr(p, '/');
@@ -477,57 +428,25 @@ static void draw(long long now, int ended)
 
 /* ---- ferry top's clients ---- */
 
-static void client_close(client_t *c)
+static void client_close(fy_mpx_conn_t *c)
 {
-    if (c->fd >= 0)
-        close(c->fd);
-    free(c->out);
-    *c = (client_t){.fd = -1};
+    fy_mpx_conn_close(c);
 }
 
-static void client_flush(client_t *c)
+static void client_flush(fy_mpx_conn_t *c)
 {
-    while (c->outlen > 0) {
-        ssize_t n = send(c->fd, c->out, c->outlen, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            return;
-        if (n <= 0) {
-            client_close(c);
-            return;
-        }
-        memmove(c->out, c->out + n, c->outlen - (size_t)n);
-        c->outlen -= (size_t)n;
-    }
+    if (fy_mpx_conn_flush(c) != 0)
+        client_close(c);
 }
 
-static void client_say(client_t *c, const char *buf, size_t len)
+static void client_say(fy_mpx_conn_t *c, const char *buf, size_t len)
 {
-    if (c->fd < 0)
-        return;
-    if (c->outlen + len > CLIENT_QUEUE_MAX) {
-        client_close(c); /* it reads nothing: not worth our memory */
-        return;
-    }
-    if (c->outlen + len > c->outcap) {
-        size_t cap = c->outcap ? 2 * c->outcap : 4096;
-        while (cap < c->outlen + len)
-            cap *= 2;
-        char *o = realloc(c->out, cap);
-        if (o == NULL) {
-            client_close(c);
-            return;
-        }
-        c->out = o;
-        c->outcap = cap;
-    }
-    memcpy(c->out + c->outlen, buf, len);
-    c->outlen += len;
-    client_flush(c);
+    /* A client past CLIENT_QUEUE_MAX reads nothing: not worth our memory. */
+    if (c->fd >= 0 && fy_mpx_conn_say(c, buf, len, CLIENT_QUEUE_MAX) != 0)
+        client_close(c);
 }
 
-static void client_block(client_t *c)
+static void client_block(fy_mpx_conn_t *c)
 {
     if (S.block == NULL)
         return;
@@ -552,7 +471,7 @@ static void accept_clients(void)
             close(fd); /* the directory is private: someone went around it */
             continue;
         }
-        client_t *c = NULL;
+        fy_mpx_conn_t *c = NULL;
         for (int i = 0; i < CLIENTS_MAX && c == NULL; i++)
             if (S.cl[i].fd < 0)
                 c = &S.cl[i];
@@ -562,7 +481,7 @@ static void accept_clients(void)
             close(fd);
             continue;
         }
-        *c = (client_t){.fd = fd};
+        *c = (fy_mpx_conn_t){.fd = fd};
         char hello[160];
         int n = snprintf(hello, sizeof(hello), FY_MONITOR_TOP_PROTO " 1 %ld %d %lld %s\n",
                          (long)getpid(), S.size, fy_mpx_now_ms() - S.start_ms, S.prog);
@@ -571,7 +490,7 @@ static void accept_clients(void)
     }
 }
 
-static void client_read(client_t *c)
+static void client_read(fy_mpx_conn_t *c)
 {
     char buf[256];
     ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
@@ -581,100 +500,18 @@ static void client_read(client_t *c)
 
 /* ---- The ranks ---- */
 
-static void pend_close(pend_t *c)
+/* toolsrv: the key was right; a rank of another world is told NO (state: not R_WAIT). */
+static int srv_admit(int rank)
 {
-    if (c->fd >= 0)
-        close(c->fd);
-    c->fd = -1;
-    c->inlen = 0;
+    return S.r[rank].state == R_WAIT ? 0 : -1;
 }
 
-static void refuse(pend_t *c, const char *why)
+static void srv_joined(int rank)
 {
-    S.refused++;
-    if (S.refused <= MAX_REFUSED_LOGGED)
-        fprintf(stderr, "ferry monitor: refused a connection from %s: %s (%d refused so far)\n",
-                c->peer, why, S.refused);
-    pend_close(c);
-}
-
-static pend_t *free_pending(void)
-{
-    for (int i = 0; i < PEND_MAX; i++)
-        if (S.pend[i].fd < 0)
-            return &S.pend[i];
-    return NULL;
-}
-
-static void say(int fd, const char *line)
-{
-    /* The handshake's short answers: the socket's buffer is empty, they go at once. */
-    (void)!send(fd, line, strlen(line), MSG_NOSIGNAL | MSG_DONTWAIT);
-}
-
-static void accept_ranks(int lfd)
-{
-    pend_t *c;
-    while ((c = free_pending()) != NULL) {
-        struct sockaddr_storage ss;
-        socklen_t sl = sizeof(ss);
-        int fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0 && errno == EINTR)
-            continue;
-        if (fd < 0)
-            return; /* EAGAIN; or out of descriptors: the rest wait in the backlog */
-        *c = (pend_t){.fd = fd, .deadline = fy_mpx_now_ms() + HANDSHAKE_MS};
-        char host[INET6_ADDRSTRLEN] = "?";
-        int port = 0;
-        if (ss.ss_family == AF_INET) {
-            inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof(host));
-            port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
-        } else if (ss.ss_family == AF_INET6) {
-            inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host, sizeof(host));
-            port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-        }
-        snprintf(c->peer, sizeof(c->peer), "%s:%d", host, port);
-        char line[128];
-        if (fy_auth_hello("FERRY-MONITOR", c->nonce, line, sizeof(line)) != 0) {
-            pend_close(c);
-            continue;
-        }
-        say(fd, line);
-    }
-}
-
-static int take_lines(char *in, size_t *inlen, size_t cap, int (*fn)(void *, const char *),
-                      void *ctx);
-static int rank_line_cb(void *ctx, const char *line);
-static void rank_gone(mrank_t *r);
-
-static void on_auth(pend_t *c, const char *line)
-{
-    int rank, size;
-    long pid;
-    int rc = fy_auth_verify(S.key, c->nonce, line, &rank, &size, &pid);
-    if (rc != FY_AUTH_OK) {
-        refuse(c, rc == FY_AUTH_WRONG_KEY ? "wrong key" : "not the monitor's protocol");
-        return;
-    }
-    if (size != S.size || rank < 0 || rank >= S.size || S.r[rank].state != R_WAIT) {
-        say(c->fd, "NO\n"); /* it knows the key: another world of the job, quietly unwatched */
-        pend_close(c);
-        return;
-    }
     mrank_t *r = &S.r[rank];
-    r->fd = c->fd;
     r->state = R_LIVE;
     r->cur_at = fy_mpx_now_ms();
     snprintf(r->cur.call, sizeof(r->cur.call), "-");
-    c->fd = -1;
-    say(r->fd, "OK\n");
-    /* What it sent after AUTH (its hello, a snapshot) came with it: taken now. */
-    memcpy(r->in, c->in, c->inlen);
-    r->inlen = c->inlen;
-    c->inlen = 0;
-    if (take_lines(r->in, &r->inlen, sizeof(r->in), rank_line_cb, r) != 0 || r->state == R_DONE)
-        rank_gone(r);
     if (!S.connected) {
         S.connected = 1;
         long long first = fy_mpx_now_ms() + PERIOD_MS + BLOCK_LAG_MS;
@@ -682,12 +519,14 @@ static void on_auth(pend_t *c, const char *line)
     }
 }
 
-/* One line of an authenticated rank; -1 drops the connection. */
-static int on_rank_line(mrank_t *r, const char *line)
+/* One line of an authenticated rank; non-zero drops the connection (after BYE: nothing more
+ * to read). */
+static int srv_line(int rank, char *line)
 {
+    mrank_t *r = &S.r[rank];
     if (strcmp(line, "BYE") == 0) {
         r->state = R_DONE;
-        return 0;
+        return 1;
     }
     if (line[0] == 'H' && line[1] == ' ') {
         char host[64];
@@ -714,90 +553,11 @@ static int on_rank_line(mrank_t *r, const char *line)
     return 0;
 }
 
-static void rank_gone(mrank_t *r)
+static void rank_gone(int rank)
 {
-    if (r->fd >= 0)
-        close(r->fd);
-    r->fd = -1;
+    mrank_t *r = &S.r[rank];
     if (r->state == R_LIVE || r->state == R_WAIT)
         r->state = R_GONE;
-}
-
-/* Lines from a buffer of in[], *inlen bytes; the rest kept. -1: a line too long. */
-static int take_lines(char *in, size_t *inlen, size_t cap, int (*fn)(void *, const char *),
-                      void *ctx)
-{
-    char *p = in, *nl;
-    while ((nl = memchr(p, '\n', (size_t)(in + *inlen - p))) != NULL) {
-        *nl = '\0';
-        if (fn(ctx, p) != 0)
-            return -1;
-        p = nl + 1;
-    }
-    *inlen -= (size_t)(p - in);
-    memmove(in, p, *inlen);
-    return *inlen >= cap - 1 ? -1 : 0;
-}
-
-static int rank_line_cb(void *ctx, const char *line)
-{
-    return on_rank_line(ctx, line);
-}
-
-static void rank_read(mrank_t *r)
-{
-    for (;;) {
-        ssize_t n = recv(r->fd, r->in + r->inlen, sizeof(r->in) - 1 - r->inlen, MSG_DONTWAIT);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            return;
-        if (n <= 0) {
-            take_lines(r->in, &r->inlen, sizeof(r->in), rank_line_cb, r); /* its last words */
-            rank_gone(r);
-            return;
-        }
-        r->inlen += (size_t)n;
-        if (take_lines(r->in, &r->inlen, sizeof(r->in), rank_line_cb, r) != 0) {
-            rank_gone(r);
-            return;
-        }
-        if (r->state == R_DONE) {
-            rank_gone(r); /* said goodbye: nothing more to read */
-            return;
-        }
-    }
-}
-
-static void pend_read(pend_t *c)
-{
-    for (;;) {
-        ssize_t n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - 1 - c->inlen, MSG_DONTWAIT);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            return;
-        if (n <= 0) {
-            refuse(c, "closed before authenticating");
-            return;
-        }
-        c->inlen += (size_t)n;
-        char *nl = memchr(c->in, '\n', c->inlen);
-        if (nl == NULL) {
-            if (c->inlen >= sizeof(c->in) - 1)
-                refuse(c, "not the monitor's protocol");
-            if (c->fd < 0)
-                return;
-            continue;
-        }
-        *nl = '\0';
-        char line[256];
-        snprintf(line, sizeof(line), "%s", c->in);
-        c->inlen -= (size_t)(nl + 1 - c->in);
-        memmove(c->in, nl + 1, c->inlen);
-        on_auth(c, line); /* moves the connection to its rank, or closes it */
-        return;
-    }
 }
 
 /* ---- The poll loop's hooks (job.c) ---- */
@@ -816,15 +576,7 @@ static void add(struct pollfd *pfd, int *n, int fd, short ev, enum who_kind k, i
 
 static int hk_add(struct pollfd *pfd)
 {
-    int n = 0;
-    for (int i = 0; i < S.ls.nlfd && free_pending() != NULL; i++)
-        add(pfd, &n, S.ls.lfd[i], POLLIN, W_LISTEN, i);
-    for (int i = 0; i < PEND_MAX; i++)
-        if (S.pend[i].fd >= 0)
-            add(pfd, &n, S.pend[i].fd, POLLIN, W_PEND, i);
-    for (int r = 0; r < S.size; r++)
-        if (S.r[r].fd >= 0)
-            add(pfd, &n, S.r[r].fd, POLLIN, W_RANK, r);
+    int n = fy_mpx_toolsrv_add(&S.srv, pfd);
     if (S.ufd >= 0)
         add(pfd, &n, S.ufd, POLLIN, W_ULISTEN, 0);
     for (int i = 0; i < CLIENTS_MAX; i++)
@@ -837,20 +589,11 @@ static int hk_add(struct pollfd *pfd)
 static void hk_ready(fy_mpx_job_t *job, struct pollfd *pfd, int n)
 {
     (void)job;
-    for (int k = 0; k < n; k++) {
+    for (int k = fy_mpx_toolsrv_ready(&S.srv, pfd); k < n; k++) {
         if (pfd[k].revents == 0)
             continue;
         int i = S.idx[k];
         switch (S.kind[k]) {
-        case W_LISTEN: accept_ranks(S.ls.lfd[i]); break;
-        case W_PEND:
-            if (S.pend[i].fd == pfd[k].fd)
-                pend_read(&S.pend[i]);
-            break;
-        case W_RANK:
-            if (S.r[i].fd == pfd[k].fd)
-                rank_read(&S.r[i]);
-            break;
         case W_ULISTEN: accept_clients(); break;
         case W_CLIENT:
             if (S.cl[i].fd != pfd[k].fd)
@@ -870,7 +613,7 @@ static int can_redraw(int lines, int calm)
 {
     struct winsize ws;
     if (!S.tty || !calm || S.last_lines == 0 || S.emitted_at != fy_mpx_emitted ||
-        S.refused_at != S.refused)
+        S.refused_at != S.srv.refused)
         return 0;
     if (ioctl(2, TIOCGWINSZ, &ws) != 0)
         return 0;
@@ -895,7 +638,7 @@ static void publish(long long now, int ended, int calm)
         fflush(stderr);
         S.last_lines = lines;
         S.emitted_at = fy_mpx_emitted;
-        S.refused_at = S.refused;
+        S.refused_at = S.srv.refused;
     }
     for (int i = 0; i < CLIENTS_MAX; i++)
         client_block(&S.cl[i]);
@@ -903,15 +646,7 @@ static void publish(long long now, int ended, int calm)
 
 static long long hk_tick(fy_mpx_job_t *job, long long now)
 {
-    long long wake = -1;
-    for (int i = 0; i < PEND_MAX; i++) {
-        if (S.pend[i].fd < 0)
-            continue;
-        if (now >= S.pend[i].deadline)
-            refuse(&S.pend[i], "no answer to the handshake");
-        else if (wake < 0 || S.pend[i].deadline < wake)
-            wake = S.pend[i].deadline;
-    }
+    long long wake = fy_mpx_toolsrv_tick(&S.srv, now);
     if (now >= S.next_block) {
         publish(now, 0, !job->terminating && !job->reported);
         /* Late (a busy loop, a stopped terminal): the next one a period from now, no burst. */
@@ -922,11 +657,12 @@ static long long hk_tick(fy_mpx_job_t *job, long long now)
 
 static void hk_rank_exit(int rank)
 {
+    if (rank < 0 || rank >= S.size)
+        return;
     /* Its connection may still hold its last lines: read them first. */
-    if (rank >= 0 && rank < S.size && S.r[rank].fd >= 0)
-        rank_read(&S.r[rank]);
-    if (rank >= 0 && rank < S.size)
-        rank_gone(&S.r[rank]);
+    fy_mpx_toolsrv_read(&S.srv, rank);
+    fy_mpx_toolsrv_hangup(&S.srv, rank);
+    rank_gone(rank);
 }
 
 static const fy_mpx_check_hooks_t hooks = {
@@ -943,8 +679,7 @@ void fy_mpx_monitor_close(int status)
         return;
     long long now = fy_mpx_now_ms();
     for (int r = 0; r < S.size; r++)
-        if (S.r[r].fd >= 0)
-            rank_read(&S.r[r]); /* the last snapshots and goodbyes */
+        fy_mpx_toolsrv_read(&S.srv, r); /* the last snapshots and goodbyes */
     if (S.connected)
         publish(now, 1, status == 0);
     else if (!S.quiet)
@@ -969,21 +704,28 @@ void fy_mpx_monitor_close(int status)
         close(S.ufd);
     S.ufd = -1;
     unlink_socket();
-    for (int i = 0; i < S.ls.nlfd; i++)
-        close(S.ls.lfd[i]);
-    S.ls.nlfd = 0;
-    for (int i = 0; i < PEND_MAX; i++)
-        pend_close(&S.pend[i]);
-    for (int r = 0; r < S.size; r++)
-        if (S.r[r].fd >= 0)
-            close(S.r[r].fd);
+    fy_mpx_toolsrv_close(&S.srv);
     free(S.r);
     free(S.kind);
     free(S.idx);
     free(S.block);
     S.r = NULL;
     S.block = NULL;
-    explicit_bzero(S.key, sizeof(S.key));
     S.on = 0;
     fy_mpx_check_hooks = NULL;
 }
+
+static const fy_mpx_toolsrv_conf_t srv_conf = {
+    .option = "--monitor",
+    .name = "ferry monitor",
+    .proto = "FERRY-MONITOR",
+    .not_proto = "not the monitor's protocol",
+    .addr_var = "FERRY_MONITOR_ADDR",
+    .key_var = "FERRY_MONITOR_KEY",
+    .pend_max = PEND_MAX,
+    .line_max = LINE_MAX_BYTES,
+    .admit = srv_admit,
+    .joined = srv_joined,
+    .line = srv_line,
+    .gone = rank_gone,
+};

@@ -15,6 +15,7 @@
 
 #include "fy_addr2line.h"
 #include "fy_auth.h"
+#include "fy_tool_thread.h"
 
 #include <arpa/inet.h>
 #include <dlfcn.h>
@@ -107,8 +108,7 @@ static void slot_count(bool shared, int d)
 static struct {
     atomic_int state; /* 0: not started, 1: running, 2: stopped (or never connected) */
     int fd;
-    int wake[2];
-    pthread_t th;
+    fy_tool_thread_t t; /* its wake-up pipe */
     int rank;
     /* Lines to send before the next block (communicators), written by any thread. */
     pthread_mutex_t qlock;
@@ -125,7 +125,7 @@ static struct {
         char loc[256];
     } cache[NCACHE];
     int ncache;
-} W = {.fd = -1, .wake = {-1, -1}, .qlock = PTHREAD_MUTEX_INITIALIZER};
+} W = {.fd = -1, .t.wake = {-1, -1}, .qlock = PTHREAD_MUTEX_INITIALIZER};
 
 /* A bounded copy that always ends the string. */
 static void copy_str(char *dst, size_t len, const char *src)
@@ -133,13 +133,6 @@ static void copy_str(char *dst, size_t len, const char *src)
     size_t n = strnlen(src, len - 1);
     memcpy(dst, src, n);
     dst[n] = '\0';
-}
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* ---- The slot (application threads) ---- */
@@ -221,22 +214,9 @@ static int read_slot(snap_t *s)
 
 static int send_all(const char *buf, size_t len)
 {
-    while (len > 0 && W.fd >= 0) {
-        ssize_t n = send(W.fd, buf, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            struct pollfd p = {.fd = W.fd, .events = POLLOUT};
-            if (poll(&p, 1, CONNECT_MS) <= 0)
-                return -1;
-            continue;
-        }
-        if (n <= 0)
-            return -1;
-        buf += n;
-        len -= (size_t)n;
-    }
-    return W.fd >= 0 ? 0 : -1;
+    if (W.fd < 0)
+        return -1;
+    return fy_auth_send_all(W.fd, buf, len, fy_auth_now_ms() + CONNECT_MS);
 }
 
 static void queue_line(const char *line, size_t len)
@@ -404,7 +384,7 @@ static int look(void)
     snap_t s;
     if (read_slot(&s) != 0)
         return 0;
-    long long now = now_ms();
+    long long now = fy_auth_now_ms();
     int blocked = s.call != NULL;
     if (W.watched != 0 && (!blocked || s.seq != W.watched)) {
         if (W.reported && send_unblock(W.watched) != 0)
@@ -477,7 +457,7 @@ static void *watch_main(void *arg)
 {
     (void)arg;
     for (;;) {
-        struct pollfd p[2] = {{.fd = W.fd, .events = POLLIN}, {.fd = W.wake[0], .events = POLLIN}};
+        struct pollfd p[2] = {{.fd = W.fd, .events = POLLIN}, {.fd = W.t.wake[0], .events = POLLIN}};
         int n = poll(p, 2, LOOK_MS);
         if (n < 0 && errno != EINTR)
             break;
@@ -502,35 +482,24 @@ static void *watch_main(void *arg)
 static int join_server(const char *addr, const char *keyhex, int rank, int size, char *why,
                        size_t wlen)
 {
-    long long until = fy_auth_now_ms() + CONNECT_MS;
-    int fd = fy_auth_connect(addr, until);
-    if (fd == -2) {
-        snprintf(why, wlen, "FERRY_CHECK_ADDR='%s' is not ADDRESS[,ADDRESS...]:PORT", addr);
-        return -1;
-    }
-    if (fd < 0) {
-        snprintf(why, wlen, "cannot connect to %s", addr);
-        return -1;
-    }
-    char reply[64], err[128];
-    if (fy_auth_join(fd, "FERRY-CHECK", keyhex, rank, size, until, reply, sizeof(reply), err,
-                     sizeof(err)) != 0) {
-        if (keyhex == NULL || strlen(keyhex) != 64)
-            snprintf(why, wlen, "FERRY_CHECK_KEY is not 64 hex digits");
-        else if (strncmp(err, "no FERRY-CHECK", 14) == 0)
-            snprintf(why, wlen, "%s is not a check server", addr);
-        else
-            snprintf(why, wlen, "the server at %s refused us (a wrong FERRY_CHECK_KEY?)", addr);
-        close(fd);
-        return -1;
-    }
-    if (strcmp(reply, "OK") != 0) {
+    int fd = -1;
+    /* Our own words but for the address's faults (fy_auth_dial's). */
+    switch (fy_auth_dial(addr, "FERRY_CHECK_ADDR", "FERRY-CHECK", keyhex, rank, size, CONNECT_MS,
+                         why, wlen, &fd)) {
+    case 0: return fd;
+    case FY_AUTH_FAIL_ADDR:
+    case FY_AUTH_FAIL_CONNECT: break;
+    case FY_AUTH_FAIL_KEY: snprintf(why, wlen, "FERRY_CHECK_KEY is not 64 hex digits"); break;
+    case FY_AUTH_FAIL_GREETING: snprintf(why, wlen, "%s is not a check server", addr); break;
+    case FY_AUTH_FAIL_NO:
         /* NO: not of the job's first world (a spawned one): the watch is off, quietly. */
         why[0] = '\0';
-        close(fd);
-        return -1;
+        break;
+    default:
+        snprintf(why, wlen, "the server at %s refused us (a wrong FERRY_CHECK_KEY?)", addr);
+        break;
     }
-    return fd;
+    return -1;
 }
 
 void chk_watch_start(int world_rank, int world_size)
@@ -553,25 +522,9 @@ void chk_watch_start(int world_rank, int world_size)
         atomic_store(&slot_idle, true);
         return;
     }
-    if (pipe2(W.wake, O_CLOEXEC) != 0) {
-        close(fd);
-        atomic_store(&slot_idle, true);
-        return;
-    }
     W.fd = fd;
     W.rank = world_rank;
-    pthread_attr_t at;
-    pthread_attr_init(&at);
-    pthread_attr_setstacksize(&at, STACK_BYTES);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old); /* inherited by the thread */
-    int rc = pthread_create(&W.th, &at, watch_main, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    pthread_attr_destroy(&at);
-    if (rc != 0) {
-        close(W.wake[0]);
-        close(W.wake[1]);
+    if (fy_tool_thread_start(&W.t, STACK_BYTES, watch_main) != 0) {
         close(fd);
         W.fd = -1;
         atomic_store(&slot_idle, true);
@@ -585,11 +538,7 @@ void chk_watch_stop(void)
     int expect = 1;
     if (!atomic_compare_exchange_strong(&W.state, &expect, 2))
         return;
-    while (write(W.wake[1], "x", 1) < 0 && errno == EINTR)
-        ;
-    pthread_join(W.th, NULL);
-    close(W.wake[0]);
-    close(W.wake[1]);
+    fy_tool_thread_stop(&W.t);
     close(W.fd);
     W.fd = -1;
     pthread_mutex_lock(&W.qlock);

@@ -13,6 +13,7 @@
 #include "prof_monitor.h"
 
 #include "fy_auth.h"
+#include "fy_tool_thread.h"
 #include "prof_live.h"
 
 #include <errno.h>
@@ -37,10 +38,9 @@
 static struct {
     atomic_int state; /* 0: not started, 1: running, 2: stopped or never connected */
     int fd;
-    int wake[2];
-    pthread_t th;
+    fy_tool_thread_t t; /* its wake-up pipe */
     long long t0_ns; /* CLOCK_MONOTONIC when the thread started: snapshots' t_ns from it */
-} M = {.fd = -1, .wake = {-1, -1}};
+} M = {.fd = -1, .t.wake = {-1, -1}};
 
 static long long mono_ns(void)
 {
@@ -52,24 +52,7 @@ static long long mono_ns(void)
 /* Whole lines or nothing more: a snapshot mpiexec cannot take within SEND_MS ends the view. */
 static int send_all(const char *buf, size_t len)
 {
-    long long until = fy_auth_now_ms() + SEND_MS;
-    while (len > 0) {
-        ssize_t n = send(M.fd, buf, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            struct pollfd p = {.fd = M.fd, .events = POLLOUT};
-            long long left = until - fy_auth_now_ms();
-            if (left <= 0 || poll(&p, 1, (int)left) != 1)
-                return -1;
-            continue;
-        }
-        if (n <= 0)
-            return -1;
-        buf += n;
-        len -= (size_t)n;
-    }
-    return 0;
+    return fy_auth_send_all(M.fd, buf, len, fy_auth_now_ms() + SEND_MS);
 }
 
 static uint64_t ticks_to_ns(uint64_t ticks)
@@ -113,7 +96,7 @@ static void *monitor_main(void *arg)
         return NULL;
     for (;;) {
         long long left = next - fy_auth_now_ms();
-        struct pollfd p[2] = {{.fd = M.fd, .events = POLLIN}, {.fd = M.wake[0], .events = POLLIN}};
+        struct pollfd p[2] = {{.fd = M.fd, .events = POLLIN}, {.fd = M.t.wake[0], .events = POLLIN}};
         int n = poll(p, 2, left > 0 ? (int)left : 0);
         if (n < 0 && errno != EINTR)
             break;
@@ -172,51 +155,27 @@ void prof_monitor_start(int rank, int size)
     const char *addr = getenv("FERRY_MONITOR_ADDR");
     if (addr == NULL || *addr == '\0')
         return;
-    long long until = fy_auth_now_ms() + CONNECT_MS;
-    char why[160] = "", reply[64] = "";
-    int fd = fy_auth_connect(addr, until);
-    if (fd == -2) {
-        snprintf(why, sizeof(why), "FERRY_MONITOR_ADDR='%s' is not ADDRESS[,ADDRESS...]:PORT",
-                 addr);
-    } else if (fd < 0) {
-        snprintf(why, sizeof(why), "cannot connect to %s", addr);
-    } else if (fy_auth_join(fd, "FERRY-MONITOR", getenv("FERRY_MONITOR_KEY"), rank, size, until,
-                            reply, sizeof(reply), why, sizeof(why)) != 0) {
-        size_t k = strlen(why);
-        snprintf(why + k, sizeof(why) - k, " from %s (a wrong FERRY_MONITOR_KEY?)", addr);
-    } else if (strcmp(reply, "OK") != 0) {
-        /* NO: the key was right but mpiexec does not watch this world (MPI_Comm_spawn's
-         * children, a rank connected twice): unwatched, quietly. */
-        close(fd);
-        return;
-    }
-    if (why[0] != '\0') {
+    char why[160];
+    int fd = -1;
+    int jrc = fy_auth_dial(addr, "FERRY_MONITOR_ADDR", "FERRY-MONITOR", getenv("FERRY_MONITOR_KEY"),
+                           rank, size, CONNECT_MS, why, sizeof(why), &fd);
+    if (jrc == FY_AUTH_FAIL_NO)
+        return; /* the key was right but mpiexec does not watch this world (MPI_Comm_spawn's
+                 * children, a rank connected twice): unwatched, quietly */
+    if (jrc != 0) {
+        if (jrc != FY_AUTH_FAIL_ADDR && jrc != FY_AUTH_FAIL_CONNECT) {
+            size_t k = strlen(why);
+            snprintf(why + k, sizeof(why) - k, " from %s (a wrong FERRY_MONITOR_KEY?)", addr);
+        }
         fprintf(stderr, "ferry monitor: rank %d: %s; this rank is not shown\n", rank, why);
-        if (fd >= 0)
-            close(fd);
         return;
     }
     char hello[256];
     who_am_i(hello, sizeof(hello));
     M.fd = fd;
     M.t0_ns = mono_ns();
-    if (send_all(hello, strlen(hello)) != 0 || pipe2(M.wake, O_CLOEXEC) != 0) {
-        close(fd);
-        M.fd = -1;
-        return;
-    }
-    pthread_attr_t at;
-    pthread_attr_init(&at);
-    pthread_attr_setstacksize(&at, STACK_BYTES);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old); /* inherited by the thread */
-    int rc = pthread_create(&M.th, &at, monitor_main, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    pthread_attr_destroy(&at);
-    if (rc != 0) {
-        close(M.wake[0]);
-        close(M.wake[1]);
+    if (send_all(hello, strlen(hello)) != 0 ||
+        fy_tool_thread_start(&M.t, STACK_BYTES, monitor_main) != 0) {
         close(fd);
         M.fd = -1;
         return;
@@ -229,11 +188,7 @@ void prof_monitor_stop(void)
     int expect = 1;
     if (!atomic_compare_exchange_strong(&M.state, &expect, 2))
         return;
-    while (write(M.wake[1], "x", 1) < 0 && errno == EINTR)
-        ;
-    pthread_join(M.th, NULL);
-    close(M.wake[0]);
-    close(M.wake[1]);
+    fy_tool_thread_stop(&M.t);
     close(M.fd);
     M.fd = -1;
 }
