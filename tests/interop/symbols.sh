@@ -3,7 +3,9 @@
 # Exported symbols of lib/libmpi.so.12:
 #  - only MPI_*, PMPI_* and the ABI's few extra names are exported (no internal fy_* symbol
 #    leaks): MPIR_Dup_fn (behind MPI_DUP_FN), the MPIR_F08_* and MPIR_C_MPI_* objects of
-#    MPICH's headers, and MPIX_/PMPIX_ extensions that MPICH's mpi.h declares;
+#    MPICH's headers, and MPIX_/PMPIX_ extensions that MPICH's mpi.h declares; and Ferry's
+#    own public API of include/ferry/trace.h (ferry_trace_*: regions in a trace, no-ops in
+#    libmpi that the recorder replaces);
 #  - every standard MPI_x function that MPICH's libmpich.so.12 exports (MPIX_, QMPI, MPIR,
 #    MPII and Fortran names excluded) is exported by Ferry both as MPI_x and as PMPI_x;
 #  - the soname is one of the ABI's names (libmpi.so.12 or libmpich.so.12), and
@@ -20,7 +22,7 @@ awk 'NF >= 3 { print $3 }' nm-ferry.out | sed 's/@.*//' | sort -u >ferry.syms
 [ -s ferry.syms ] || { fy_show nm-ferry; fy_fail "no exported symbols in $lib"; }
 
 # 1. Nothing but the ABI's names.
-allowed='^(P?MPI_[A-Za-z0-9_]+|P?MPIX_[A-Za-z0-9_]+|MPIR_Dup_fn|MPIR_F08_[A-Za-z0-9_]+|MPIR_C_MPI_[A-Za-z0-9_]+|_init|_fini|_edata|_end|__bss_start)$'
+allowed='^(P?MPI_[A-Za-z0-9_]+|P?MPIX_[A-Za-z0-9_]+|MPIR_Dup_fn|MPIR_F08_[A-Za-z0-9_]+|MPIR_C_MPI_[A-Za-z0-9_]+|ferry_trace_(begin|end|note)|_init|_fini|_edata|_end|__bss_start)$'
 grep -vE "$allowed" ferry.syms >extra.syms || true
 if [ -s extra.syms ]; then
     echo "symbols exported by $lib outside the ABI:" >&2
