@@ -223,6 +223,15 @@ int fy_op_check(const char *fn, MPI_Op h, const fy_dtype_t *dt)
     case FY_OP_PROD: LOOP(T, a[i] * b[i]); return 0;                                               \
     default: break;                                                                                \
     }
+/* Integers wrap around, as programs expect of MPI_SUM and MPI_PROD: computed in the unsigned
+ * type U (at least unsigned int, so that small types are not promoted to a signed int that
+ * could overflow), where overflow is defined, then converted back (gcc: modulo 2^N). */
+#define ARITH_WRAP(T, U)                                                                           \
+    switch (op) {                                                                                  \
+    case FY_OP_SUM: LOOP(T, (T)((U)a[i] + (U)b[i])); return 0;                                     \
+    case FY_OP_PROD: LOOP(T, (T)((U)a[i] * (U)b[i])); return 0;                                    \
+    default: break;                                                                                \
+    }
 #define ORDER(T)                                                                                   \
     switch (op) {                                                                                  \
     case FY_OP_MAX: LOOP(T, a[i] > b[i] ? a[i] : b[i]); return 0;                                  \
@@ -243,7 +252,7 @@ int fy_op_check(const char *fn, MPI_Op h, const fy_dtype_t *dt)
     case FY_OP_BXOR: LOOP(T, a[i] ^ b[i]); return 0;                                               \
     default: break;                                                                                \
     }
-#define INTEGER(T) ARITH(T) ORDER(T) LOGIC(T) BITS(T) return -1;
+#define INTEGER(T, U) ARITH_WRAP(T, U) ORDER(T) LOGIC(T) BITS(T) return -1;
 #define REAL(T) ARITH(T) ORDER(T) return -1;
 
 /* Complex numbers are stored as two reals (C11 6.2.5). The product is the textbook formula,
@@ -404,24 +413,24 @@ static int kernel(int op, fy_basic_t t, const void *in, void *inout, size_t n, b
     }
     switch (t) {
     case FY_B_CHAR: /* MPI_CHAR reduces as signed char (G_CHAR) */
-    case FY_B_SCHAR: INTEGER(signed char)
-    case FY_B_UCHAR: INTEGER(unsigned char)
-    case FY_B_SHORT: INTEGER(short)
-    case FY_B_USHORT: INTEGER(unsigned short)
-    case FY_B_INT: INTEGER(int)
-    case FY_B_UINT: INTEGER(unsigned)
-    case FY_B_LONG: INTEGER(long)
-    case FY_B_ULONG: INTEGER(unsigned long)
-    case FY_B_LLONG: INTEGER(long long)
-    case FY_B_ULLONG: INTEGER(unsigned long long)
-    case FY_B_I8: INTEGER(int8_t)
-    case FY_B_I16: INTEGER(int16_t)
-    case FY_B_I32: INTEGER(int32_t)
-    case FY_B_I64: INTEGER(int64_t)
-    case FY_B_U8: INTEGER(uint8_t)
-    case FY_B_U16: INTEGER(uint16_t)
-    case FY_B_U32: INTEGER(uint32_t)
-    case FY_B_U64: INTEGER(uint64_t)
+    case FY_B_SCHAR: INTEGER(signed char, unsigned)
+    case FY_B_UCHAR: INTEGER(unsigned char, unsigned)
+    case FY_B_SHORT: INTEGER(short, unsigned)
+    case FY_B_USHORT: INTEGER(unsigned short, unsigned)
+    case FY_B_INT: INTEGER(int, unsigned)
+    case FY_B_UINT: INTEGER(unsigned, unsigned)
+    case FY_B_LONG: INTEGER(long, unsigned long)
+    case FY_B_ULONG: INTEGER(unsigned long, unsigned long)
+    case FY_B_LLONG: INTEGER(long long, unsigned long long)
+    case FY_B_ULLONG: INTEGER(unsigned long long, unsigned long long)
+    case FY_B_I8: INTEGER(int8_t, unsigned)
+    case FY_B_I16: INTEGER(int16_t, unsigned)
+    case FY_B_I32: INTEGER(int32_t, uint32_t)
+    case FY_B_I64: INTEGER(int64_t, uint64_t)
+    case FY_B_U8: INTEGER(uint8_t, unsigned)
+    case FY_B_U16: INTEGER(uint16_t, unsigned)
+    case FY_B_U32: INTEGER(uint32_t, uint32_t)
+    case FY_B_U64: INTEGER(uint64_t, uint64_t)
     case FY_B_FLOAT: REAL(float)
     case FY_B_DOUBLE: REAL(double)
     case FY_B_LDOUBLE: REAL(long double)
