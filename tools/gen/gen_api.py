@@ -123,6 +123,31 @@ def main():
           f'{len(funcs) - n_impl} raise MPI_ERR_UNSUPPORTED_OPERATION')
 
 
+# The wrappers a tool library writes by hand (gen_check.py, gen_prof.py): the MPI_x names that
+# the files PREFIX*.c in src_dir define, directly (`int MPI_x(`) or through a macro
+# (`#define X(NAME, ...)` whose body defines MPI_##NAME and maybe MPI_##NAME##_c, then `X(Send,
+# ...)` at the start of a line). Files in `skip` (generated ones) are not read.
+WRAPPER_DEF_RE = re.compile(r'^int\s+MPI_(\w+)\s*\(', re.M)
+
+
+def handwritten_wrappers(src_dir, prefix, skip=()):
+    found = set()
+    for f in sorted(os.listdir(src_dir)):
+        if not (f.startswith(prefix) and f.endswith('.c')) or f in skip:
+            continue
+        with open(os.path.join(src_dir, f)) as fh:
+            text = fh.read()
+        found.update(WRAPPER_DEF_RE.findall(text))
+        for mac, body in re.findall(r'^#define\s+(\w+)\(NAME[^)]*\)((?:.*\\\n)*.*)$', text, re.M):
+            if 'MPI_##NAME' not in body:
+                continue
+            for name in re.findall(rf'^{mac}\((\w+)', text, re.M):
+                found.add(name)
+                if 'MPI_##NAME##_c' in body:
+                    found.add(name + '_c')
+    return found
+
+
 def write_if_changed(path, text):
     try:
         with open(path) as fh:
