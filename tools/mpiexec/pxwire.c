@@ -1,6 +1,7 @@
 /* The secret, the handshake proofs and the frames between mpiexec and its proxies (pxwire.h). */
 #include "pxwire.h"
 
+#include "fy_auth.h"
 #include "fy_sha256.h"
 
 #include <errno.h>
@@ -227,32 +228,18 @@ int fy_px_secret_new(uint8_t secret[FY_PX_SECRET_LEN])
     return 0;
 }
 
+/* The hex spelling is fy_auth's (src/common), shared with the tools' job keys. */
 void fy_px_secret_hex(const uint8_t secret[FY_PX_SECRET_LEN], char out[2 * FY_PX_SECRET_LEN + 1])
 {
-    static const char digits[] = "0123456789abcdef";
-    for (int i = 0; i < FY_PX_SECRET_LEN; i++) {
-        out[2 * i] = digits[secret[i] >> 4];
-        out[2 * i + 1] = digits[secret[i] & 15];
-    }
-    out[2 * FY_PX_SECRET_LEN] = '\0';
-}
-
-static int hexval(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                         : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                                                : -1;
+    fy_auth_tohex(secret, FY_PX_SECRET_LEN, out);
 }
 
 int fy_px_secret_parse(const char *hex, uint8_t secret[FY_PX_SECRET_LEN])
 {
-    for (int i = 0; i < FY_PX_SECRET_LEN; i++) {
-        int hi = hexval(hex[2 * i]), lo = hi < 0 ? -1 : hexval(hex[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return -1;
-        secret[i] = (uint8_t)(hi << 4 | lo);
-    }
-    return hex[2 * FY_PX_SECRET_LEN] == '\0' ? 0 : -1;
+    /* Exactly the secret's digits: fy_auth_unhex also takes a line's newline, this does not. */
+    if (strlen(hex) != 2 * FY_PX_SECRET_LEN)
+        return -1;
+    return fy_auth_unhex(hex, secret, FY_PX_SECRET_LEN);
 }
 
 int fy_px_secret_memfd(const uint8_t secret[FY_PX_SECRET_LEN])

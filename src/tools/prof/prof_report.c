@@ -239,6 +239,24 @@ static void size_text(uint64_t b, char *out, size_t len)
         snprintf(out, len, "%llu", (unsigned long long)b);
 }
 
+/* Function `id`'s size buckets summed over the ranks into count[] and bytes[]; whether it has
+ * any (the text report and profile.json both list them). */
+static int sum_buckets(const rankview_t *rv, int size, uint32_t id, uint64_t count[PROF_NBUCKETS],
+                       uint64_t bytes[PROF_NBUCKETS])
+{
+    int any = 0;
+    memset(count, 0, PROF_NBUCKETS * sizeof count[0]);
+    memset(bytes, 0, PROF_NBUCKETS * sizeof bytes[0]);
+    for (int r = 0; r < size; r++)
+        for (uint32_t k = 0; k < rv[r].h->nbucket; k++)
+            if (rv[r].bucket[k].id == id) {
+                count[rv[r].bucket[k].b] += rv[r].bucket[k].count;
+                bytes[rv[r].bucket[k].b] += rv[r].bucket[k].bytes;
+                any = 1;
+            }
+    return any;
+}
+
 typedef struct coll_agg {
     uint64_t count;
     double wait_s;
@@ -488,15 +506,8 @@ static void write_reports(rankview_t *rv, int size)
         fprintf(f, "\n== Bytes by call and message size ==\n%-28s %16s %10s %14s\n", "call",
                 "size (bytes)", "count", "bytes");
         for (int o = 0; o < nord; o++) {
-            uint64_t bc[PROF_NBUCKETS] = {0}, bb[PROF_NBUCKETS] = {0};
-            int any = 0;
-            for (int r = 0; r < size; r++)
-                for (uint32_t k = 0; k < rv[r].h->nbucket; k++)
-                    if (rv[r].bucket[k].id == (uint32_t)order[o]) {
-                        bc[rv[r].bucket[k].b] += rv[r].bucket[k].count;
-                        bb[rv[r].bucket[k].b] += rv[r].bucket[k].bytes;
-                        any = 1;
-                    }
+            uint64_t bc[PROF_NBUCKETS], bb[PROF_NBUCKETS];
+            int any = sum_buckets(rv, size, (uint32_t)order[o], bc, bb);
             for (int k = 0; any && k < PROF_NBUCKETS; k++)
                 if (bc[k]) {
                     uint64_t lo, hi;
@@ -616,15 +627,8 @@ static void write_reports(rankview_t *rv, int size)
         fprintf(f, "],\n \"bytes\": [");
         int firstb = 1;
         for (int o = 0; o < nord; o++) {
-            uint64_t bc[PROF_NBUCKETS] = {0}, bb[PROF_NBUCKETS] = {0};
-            int any = 0;
-            for (int r = 0; r < size; r++)
-                for (uint32_t k = 0; k < rv[r].h->nbucket; k++)
-                    if (rv[r].bucket[k].id == (uint32_t)order[o]) {
-                        bc[rv[r].bucket[k].b] += rv[r].bucket[k].count;
-                        bb[rv[r].bucket[k].b] += rv[r].bucket[k].bytes;
-                        any = 1;
-                    }
+            uint64_t bc[PROF_NBUCKETS], bb[PROF_NBUCKETS];
+            int any = sum_buckets(rv, size, (uint32_t)order[o], bc, bb);
             if (!any)
                 continue;
             fprintf(f, "%s\n  {\"name\": \"%s\", \"buckets\": [", firstb ? "" : ",",

@@ -169,13 +169,9 @@ static void *writer(void *arg)
     return NULL;
 }
 
-/* Hands the current chunk to the writer and takes a free one. false when there is none to
- * take (memory) or the trace failed. */
-static bool next_chunk(void)
+/* Puts the current chunk at the end of the writer's queue (T.mu held). */
+static void queue_current(void)
 {
-    if (atomic_load(&T.failed) != 0)
-        return false;
-    pthread_mutex_lock(&T.mu);
     chunk_t *c = T.cur;
     c->next = NULL;
     if (T.qtail)
@@ -183,6 +179,16 @@ static bool next_chunk(void)
     else
         T.qhead = c;
     T.qtail = c;
+}
+
+/* Hands the current chunk to the writer and takes a free one. false when there is none to
+ * take (memory) or the trace failed. */
+static bool next_chunk(void)
+{
+    if (atomic_load(&T.failed) != 0)
+        return false;
+    pthread_mutex_lock(&T.mu);
+    queue_current();
     pthread_cond_signal(&T.wake);
     chunk_t *n = T.pool;
     if (n == NULL && T.nchunks < MAX_CHUNKS && (n = chunk_new()) != NULL)
@@ -385,13 +391,7 @@ static void stop_writer(void)
     if (!T.started || T.closed)
         return;
     pthread_mutex_lock(&T.mu);
-    chunk_t *c = T.cur;
-    c->next = NULL;
-    if (T.qtail)
-        T.qtail->next = c;
-    else
-        T.qhead = c;
-    T.qtail = c;
+    queue_current();
     T.stop = 1;
     T.closed = 1;
     pthread_cond_signal(&T.wake);
