@@ -46,13 +46,16 @@ grep -qE "^mpiexec: rank 2 \(pid [0-9]+\) on host c exited with status 4 before 
 expect_clean "after an early exit"
 
 # Proxies killed: a relay (a: b, c and d are below it), a relay's leaf (g), then mpiexec.
+# Each job's output file is removed first: the background job truncates it only when its shell
+# gets to run, and the previous job's 7 "ready" lines must not count for this one.
 for idx in 0 6; do
+    rm -f "$T/out" "$T/err"
     timeout -k 5 60 "$MPIEXEC" -launcher fork -hosts a,b,c,d,e,f,g -n 7 "$PMI_PROG" wait >"$T/out" 2>"$T/err" &
     # Until every rank is up (a hang guard far above the second it takes, even under load).
-    for _ in $(seq 6000); do [ "$(grep -c ready "$T/out")" = 7 ] && break; sleep 0.01; done
+    for _ in $(seq 6000); do [ "$(grep -c ready "$T/out" 2>/dev/null)" = 7 ] && break; sleep 0.01; done
     victim=$(pgrep -o -f "$T/ferry-proxy --connect .* --index $idx\$")
     [ -n "$victim" ] || fail "proxy $idx not found ($(grep -c ready "$T/out") of 7 ranks ready)"
-    kill -9 $victim
+    [ -n "$victim" ] && kill -9 $victim
     wait $!
     RC=$?
     [ "$RC" != 0 ] || fail "status 0 after proxy $idx was killed"
@@ -60,9 +63,10 @@ for idx in 0 6; do
     grep -qx "mpiexec: host $name: proxy connection lost" "$T/err" || fail "message after proxy $idx was killed: $(cat "$T/err")"
     expect_clean "after proxy $idx was killed"
 done
+rm -f "$T/out" "$T/err"
 "$MPIEXEC" -launcher fork -hosts a,b,c,d,e,f,g -n 7 "$PMI_PROG" wait >"$T/out" 2>"$T/err" &
 pid=$!
-for _ in $(seq 6000); do [ "$(grep -c ready "$T/out")" = 7 ] && break; sleep 0.01; done
+for _ in $(seq 6000); do [ "$(grep -c ready "$T/out" 2>/dev/null)" = 7 ] && break; sleep 0.01; done
 kill -9 $pid
 wait $pid 2>/dev/null
 expect_clean "after mpiexec was killed"
