@@ -5,7 +5,7 @@
 # - the editor bundle, built by tools/portal/editor/build.sh into
 #   $VENV/share/ferry-portal/editor.js when it is missing or older than the editor's sources
 #   (skipped, with a message, where npm is missing);
-# - Debian's bubblewrap (the jobs' sandbox), as scripts/install-deps.sh installs packages.
+# - Debian's bubblewrap (the jobs' sandbox), by scripts/install-deps.sh portal.
 # Run it again after a pull: a changed pin reinstalls, everything else is left as it is.
 set -eu
 
@@ -54,11 +54,8 @@ fi
 if command -v bwrap >/dev/null 2>&1; then
   say "bubblewrap is installed already"
 else
-  SUDO=""
-  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq bubblewrap
+  # The Debian part lives in one place: install-deps.sh's `portal` set (with the build tools).
+  "$src/scripts/install-deps.sh" portal
   say "installed Debian's bubblewrap"
 fi
 say "done: ferry portal runs with $VENV/bin/python"
