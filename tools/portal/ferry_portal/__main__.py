@@ -122,6 +122,12 @@ def main(argv=None):
     except ApiError as e:
         print(f"{PROG}: {e.message}", file=sys.stderr)
         return 2
+    except Exception as e:
+        # The runner's JobError (its setup refused) carries the message to show.
+        if type(e).__name__ != "JobError":
+            raise
+        print(f"{PROG}: {e}", file=sys.stderr)
+        return 2
     except (OSError, sqlite3.Error) as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 1

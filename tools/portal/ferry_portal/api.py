@@ -142,7 +142,7 @@ async def submit(request):
     except JobError as e:
         field = e.field
         message = f"{field}: {e.message}" if field else e.message
-        raise ApiError(429 if field == "queue" else 400, message, field) from None
+        raise ApiError(400, message, field) from None
     return JSONResponse({"id": job_id}, status_code=201)
 
 
@@ -253,10 +253,7 @@ async def download(request):
     job_id, _, _ = own_job(request)
     relpath = validate.relpath(request.path_params["path"])
     p = portal(request)
-    path = p.jobs.file_path(job_id, relpath)
-    fd = _open_regular(path) if path is not None else None
-    if fd is None:
-        raise ApiError(404, f"no such file in the job's output: {relpath}")
+    fd = _job_file_fd(request, job_id, relpath, f"no such file in the job's output: {relpath}")
     size = os.fstat(fd).st_size
     name = relpath.rsplit("/", 1)[-1]
     headers = {"Content-Length": str(size), "X-Content-Type-Options": "nosniff",
@@ -281,28 +278,37 @@ async def download(request):
     return StreamingResponse(_file_chunks(fd), media_type=media, headers=headers)
 
 
-async def profile(request):
-    job_id, _, _ = own_job(request)
-    p = portal(request)
-    record = p.jobs.get(job_id) or {}
-    if not record.get("has_profile"):
-        raise ApiError(404, "this job has no profile (run it with the profile box ticked)")
-    path = p.jobs.profile_path(job_id)
+# The runner leaves these in the job's work directory (jobs.py: _results and _view).
+PROFILE_FILE = "profile.txt"
+VIEW_FILE = "trace.html"
+
+
+def _job_file_fd(request, job_id, relpath, missing):
+    path = portal(request).jobs.file_path(job_id, relpath)
     fd = _open_regular(path) if path is not None else None
     if fd is None:
-        raise ApiError(404, "this job's profile file is missing")
+        raise ApiError(404, missing)
+    return fd
+
+
+async def profile(request):
+    job_id, _, _ = own_job(request)
+    record = portal(request).jobs.get(job_id) or {}
+    if not record.get("has_profile"):
+        raise ApiError(404, "this job has no profile (run it with the profile box ticked)")
+    fd = _job_file_fd(request, job_id, PROFILE_FILE, "this job's profile file is missing")
     return StreamingResponse(_file_chunks(fd), media_type="text/plain; charset=utf-8")
 
 
 async def view(request):
     job_id, _, _ = own_job(request)
-    p = portal(request)
-    record = p.jobs.get(job_id) or {}
+    record = portal(request).jobs.get(job_id) or {}
     if not record.get("has_trace"):
         raise ApiError(404, "this job has no trace (run it with the trace box ticked)")
-    page = await p.jobs.view_page(job_id)
-    if page is None:
-        raise ApiError(404, "this job's trace view could not be made")
-    return Response(page, media_type="text/html; charset=utf-8",
-                    headers={"Content-Security-Policy":
-                             "sandbox allow-scripts; default-src 'self' 'unsafe-inline' data: blob:"})
+    fd = _job_file_fd(request, job_id, VIEW_FILE, "this job's trace page is missing")
+    # ferry view's page is self-contained (inline script and data): it runs in a sandbox with
+    # no origin, so its scripts cannot reach the portal's API with the user's cookie.
+    return StreamingResponse(
+        _file_chunks(fd), media_type="text/html; charset=utf-8",
+        headers={"Content-Security-Policy": "sandbox allow-scripts; default-src 'none'; "
+                 "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:"})

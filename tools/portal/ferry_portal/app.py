@@ -23,7 +23,7 @@ STATIC = pathlib.Path(__file__).resolve().parent / "static"
 # install-portal.sh builds the editor bundle into the venv that runs us.
 EDITOR_BUNDLE = pathlib.Path(sys.prefix) / "share" / "ferry-portal" / "editor.js"
 SMALL_BODY = 64 * 1024           # any request but a job submission
-FORM_SLACK = 1024 * 1024         # a submission's other fields, beside its upload
+FORM_SLACK = 64 * 1024           # a submission's other fields, beside its upload
 PURGE_EVERY = 600                # seconds between sweeps of expired sessions
 
 PAGE_CSP = ("default-src 'self'; img-src 'self' data: blob:; object-src 'none'; "
@@ -99,7 +99,10 @@ class BodyLimit:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:
-                    raise ApiError(413, what, "upload" if big else None)
+                    # Connection: close makes the server drop the connection once the answer
+                    # is sent, rather than read (and discard) the rest of the body.
+                    raise ApiError(413, what, "upload" if big else None,
+                                   headers={"Connection": "close"})
             return message
 
         await self.app(scope, counting_receive, send)
@@ -166,14 +169,14 @@ def build(cfg, conn, job_manager_factory=None):
     state = Portal(cfg=cfg, conn=conn, sessions=auth.Sessions(conn), throttle=auth.Throttle(),
                    backends=backends_of(cfg))
 
+    if job_manager_factory is None:
+        from .jobs import JobManager as job_manager_factory
+    # Made here, before the server starts, so a bad setup (no Ferry prefix) stops the start
+    # with the runner's message rather than a failed lifespan.
+    state.jobs = job_manager_factory(cfg, conn)
+
     @contextlib.asynccontextmanager
     async def lifespan(app):
-        if job_manager_factory is None:
-            from .jobs import JobManager
-            factory = JobManager
-        else:
-            factory = job_manager_factory
-        state.jobs = factory(cfg, conn)
         await state.jobs.start()
         purge = asyncio.create_task(_purge_sessions(state.sessions))
         try:
