@@ -73,8 +73,7 @@ async def login(request):
         raise ApiError(429, f"too many failed sign-ins; try again in {wait} s",
                        headers={"Retry-After": str(wait)})
     user = db.user_by_name(p.conn, name)
-    ok = await run_in_threadpool(auth.check_password,
-                                 user["pw_hash"] if user else auth._DUMMY, password)
+    ok = await auth.verify_password(user["pw_hash"] if user else None, password)
     if not ok or user is None:
         p.throttle.failed(name, addr)
         raise ApiError(401, "wrong name or password")
