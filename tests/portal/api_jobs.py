@@ -151,10 +151,23 @@ def compile_error():
           f"a diagnostic on line 4 ({diags})")
 
 
+def trace_view():
+    r = c.submit(WRITER, ranks="2", trace="1")
+    job = r.json["id"]
+    end = c.events(job)[-1]
+    check(end["state"] == "done" and c.get(f"/api/jobs/{job}").json["has_trace"],
+          "a job run with trace=1 has a trace")
+    r = c.get(f"/api/jobs/{job}/view")
+    check(r.status == 200 and r.headers["Content-Type"].startswith("text/html")
+          and r.headers["Content-Security-Policy"].startswith("sandbox allow-scripts")
+          and b"<html" in r.body[:2000].lower(),
+          "/view: ferry view's page, in a CSP sandbox without the portal's origin")
+
+
 def history():
     jobs = c.get("/api/jobs").json["jobs"]
-    check(len(jobs) == 3 and jobs[0]["created"] >= jobs[1]["created"] >= jobs[2]["created"],
-          "three jobs, newest first")
+    check(len(jobs) == 4 and jobs[0]["created"] >= jobs[1]["created"] >= jobs[2]["created"],
+          "four jobs, newest first")
     one = c.get("/api/jobs?limit=1").json["jobs"]
     check([j["id"] for j in one] == [jobs[0]["id"]], "limit=1: the newest")
     older = c.get(f"/api/jobs?before={jobs[0]['created']}").json["jobs"]
@@ -165,4 +178,5 @@ def history():
     check(c.get("/api/jobs/not-an-id").status == 404, "a malformed id: 404")
 
 
-run_checks([writer_job, resume, downloads, quiet_stream_and_cancel, compile_error, history])
+run_checks([writer_job, resume, downloads, quiet_stream_and_cancel, compile_error, trace_view,
+            history])
