@@ -5,7 +5,9 @@ parameters (validate.py), then calls the runner's JobManager. A job of another u
 the same as a job that does not exist, so ids cannot be probed.
 """
 import asyncio
+import contextlib
 import json
+import math
 import os
 import stat
 
@@ -154,7 +156,9 @@ async def list_jobs(request):
         try:
             before = float(before)
         except ValueError:
-            raise validate.bad("before", f"{before[:40]!r} is not a time (unix seconds)") from None
+            before = math.nan
+        if not math.isfinite(before) or before < 0:
+            raise validate.bad("before", f"{q.get('before')[:40]!r} is not a time (unix seconds)")
     else:
         before = None
     everyone = validate.flag(q.get("all"), "all")
@@ -213,10 +217,15 @@ async def events(request):
                     pending = None
                 yield _sse(event)
         finally:
+            # The client went away (or the stream ended): stop the runner's iterator. A
+            # cancelled __anext__ closes it; awaiting the task lets that finish first.
             if pending is not None:
                 pending.cancel()
+                with contextlib.suppress(BaseException):
+                    await pending
             if hasattr(it, "aclose"):
-                await it.aclose()
+                with contextlib.suppress(Exception):
+                    await it.aclose()
 
     return StreamingResponse(stream(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
