@@ -111,7 +111,7 @@ async def me(request):
 async def examples(request):
     signed_in(request)
     from . import examples as ex
-    return JSONResponse(ex.list_examples())
+    return JSONResponse(ex.gallery())
 
 
 def own_job(request):
