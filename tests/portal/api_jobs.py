@@ -164,6 +164,15 @@ def trace_view():
           "/view: ferry view's page, in a CSP sandbox without the portal's origin")
 
 
+def examples():
+    r = c.get("/api/examples")
+    ids = [x["id"] for x in r.json] if r.status == 200 else []
+    check(r.status == 200 and {"cpi", "ring", "matmul", "taskfarm", "gauss", "nbody"} <= set(ids)
+          and all(x["source"] and x["ranks"] >= 1 and {"title", "description", "args"} <= set(x)
+                  for x in r.json), f"the examples gallery ({ids or r})")
+    check(Client(URL).get("/api/examples").status == 401, "the gallery needs a session")
+
+
 def history():
     jobs = c.get("/api/jobs").json["jobs"]
     check(len(jobs) == 4 and jobs[0]["created"] >= jobs[1]["created"] >= jobs[2]["created"],
@@ -179,4 +188,4 @@ def history():
 
 
 run_checks([writer_job, resume, downloads, quiet_stream_and_cancel, compile_error, trace_view,
-            history])
+            examples, history])

@@ -4,7 +4,7 @@
 # stream (events in order, per-rank output, the end), resuming with after= and Last-Event-ID, a
 # keep-alive comment on a quiet stream, cancel, a compile error's diagnostics, the trace view
 # (ferry view's page under CSP sandbox), history paging (limit, before), and downloads
-# (attachment; inline only for csv/svg/text, SVG sandboxed).
+# (attachment; inline only for csv/svg/text, SVG sandboxed); the examples gallery.
 . "$(dirname "${BASH_SOURCE[0]}")/portal.inc"
 fy_portal_setup
 
