@@ -3,7 +3,6 @@
 makes an account. `ferry portal ARGS` runs this with the venv's python."""
 import argparse
 import logging
-import os
 import sqlite3
 import sys
 

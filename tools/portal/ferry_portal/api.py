@@ -5,14 +5,13 @@ parameters (validate.py), then calls the runner's JobManager. A job of another u
 the same as a job that does not exist, so ids cannot be probed.
 """
 import asyncio
-import contextlib
 import json
 import math
 import os
 import stat
 
 from starlette.concurrency import run_in_threadpool
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, StreamingResponse
 
 from . import auth, db, validate
 from .errors import ApiError
@@ -196,36 +195,37 @@ async def events(request):
     source = portal(request).jobs.events(job_id, after=after)
 
     async def stream():
-        # A pending __anext__ is waited on across keep-alives, never cancelled by a timeout:
-        # cancelling it would end the runner's iterator.
-        it = source.__aiter__()
-        pending = None
+        # One task drains the runner's iterator into a queue (an async generator is meant to
+        # be driven by one task; stepping it from a new task per event lost the end of some
+        # streams under load), and the response waits on the queue with a timeout, which is
+        # safe to cancel, to send a keep-alive comment on a quiet stream.
+        queue = asyncio.Queue()
+        done = object()
+
+        async def drain():
+            try:
+                async for event in source:
+                    await queue.put(event)
+            finally:
+                await queue.put(done)
+
+        producer = asyncio.create_task(drain())
         try:
             yield ": stream of job events\n\n"
             while True:
-                if pending is None:
-                    pending = asyncio.ensure_future(it.__anext__())
-                done, _ = await asyncio.wait({pending}, timeout=KEEP_ALIVE)
-                if not done:
+                try:
+                    event = await asyncio.wait_for(queue.get(), KEEP_ALIVE)
+                except asyncio.TimeoutError:
                     yield ": keep-alive\n\n"
                     continue
-                try:
-                    event = pending.result()
-                except StopAsyncIteration:
-                    return
-                finally:
-                    pending = None
+                if event is done:
+                    break
                 yield _sse(event)
+            await producer        # re-raises the runner's error, if it had one
         finally:
-            # The client went away (or the stream ended): stop the runner's iterator. A
-            # cancelled __anext__ closes it; awaiting the task lets that finish first.
-            if pending is not None:
-                pending.cancel()
-                with contextlib.suppress(BaseException):
-                    await pending
-            if hasattr(it, "aclose"):
-                with contextlib.suppress(Exception):
-                    await it.aclose()
+            # The client went away (or the stream ended): stop the runner's iterator.
+            if not producer.done():
+                producer.cancel()
 
     return StreamingResponse(stream(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})

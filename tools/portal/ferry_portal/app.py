@@ -16,7 +16,7 @@ from starlette.responses import FileResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from . import admin, api, auth, db, errors
+from . import admin, api, auth, errors
 from .errors import ApiError
 
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
