@@ -42,8 +42,8 @@ if [ ! -x "$build" ]; then
   say "no $build in this checkout: the editor bundle is not built"
 elif ! command -v npm >/dev/null 2>&1; then
   say "npm is missing: the editor bundle is not built (install Node.js and npm, then run me again)"
-elif [ ! -f "$bundle" ] ||
-     [ -n "$(find "$src/tools/portal/editor" -path '*/node_modules' -prune -o -type f -newer "$bundle" -print | head -1)" ]; then
+elif [ ! -f "$bundle" ] || [ -n "$(find "$src/tools/portal/editor" -path '*/node_modules' \
+         -prune -o -type f -newer "$bundle" -print | head -1)" ]; then
   mkdir -p "$(dirname "$bundle")"
   "$build" "$bundle"
   say "built the editor bundle $bundle"

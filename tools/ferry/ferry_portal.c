@@ -69,7 +69,8 @@ int fy_tool_portal(int argc, char **argv)
     venv_dir(venv, sizeof venv);
     snprintf(python, sizeof python, "%s/bin/python", venv);
     if (access(python, X_OK) != 0) {
-        int asked_help = argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
+        int asked_help =
+            argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
         if (asked_help)
             usage_short(stdout);
         fprintf(asked_help ? stdout : stderr,

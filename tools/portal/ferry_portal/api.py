@@ -277,7 +277,8 @@ async def download(request):
             raise ApiError(400, f"inline: {relpath} is not an image, CSV or text file", "inline")
         headers["Content-Disposition"] = "inline"
         # An SVG can hold scripts: shown only inside a sandbox with no script or origin.
-        headers["Content-Security-Policy"] = "sandbox; default-src 'none'; style-src 'unsafe-inline'"
+        headers["Content-Security-Policy"] = ("sandbox; default-src 'none'; "
+                                              "style-src 'unsafe-inline'")
         media = INLINE_TYPES[kind]
     else:
         ascii_name = "".join(c if c.isalnum() or c in "._-+" else "_" for c in name)
