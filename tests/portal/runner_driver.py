@@ -11,6 +11,7 @@ state directory, the build's FY_BUILD as Ferry's prefix.
 import asyncio
 import json
 import os
+import shutil
 import sqlite3
 import sys
 import tempfile
@@ -75,6 +76,7 @@ def run(main, state=None, **cfg_args):
     """Runs `async main(m)` with a started JobManager on a temp state dir (or `state`);
     exits 1 if any check failed."""
     tmp = state or tempfile.mkdtemp(prefix="fy-portal-")
+    os.chmod(tmp, 0o711)        # the jobs' uids pass through it (never list it)
     cfg = make_cfg(tmp, **cfg_args)
 
     async def go():
@@ -88,7 +90,11 @@ def run(main, state=None, **cfg_args):
             await m.stop()
             conn.close()
     t0 = time.monotonic()
-    asyncio.run(go())
+    try:
+        asyncio.run(go())
+    finally:
+        if state is None and not os.environ.get("FY_KEEP"):
+            shutil.rmtree(tmp, ignore_errors=True)
     print(f"({time.monotonic() - t0:.2f} s)")
     if fails:
         print(f"{len(fails)} check(s) failed")

@@ -32,6 +32,7 @@ log = logging.getLogger("ferry_portal.jobs")
 
 CFLAGS = ["-O2", "-g"]
 PROG = "prog"                    # the compiled program, in the job's work directory
+MACHINE_DIR = "/var/cache/ferry-portal"   # Ferry's machine calibration, read-only in jobs
 COMPILE_LIMIT = 120              # seconds a compile may take
 _RANK_LINE = re.compile(r"^\[(\d+)\] ?(.*)$", re.S)
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]*(/[A-Za-z0-9_][A-Za-z0-9_.+-]*)*$")
@@ -124,7 +125,15 @@ class JobManager:
             # not list anything on the way (0711), and their sandbox shows none of it.
             for d in (self.state_dir, self.jobs_dir):
                 os.chmod(d, 0o711)
+            # bwrap runs as the job's uid: it must be able to pass through every
+            # directory above the state dir and the prefix to bind them.
+            for top in (self.state_dir.resolve(), Path(self.prefix)):
+                for d in top.parents:
+                    if not os.stat(d).st_mode & 0o001:
+                        raise JobError(None, f"{d} is not searchable by others (o+x): the "
+                                       f"jobs' uids cannot reach {top} through it")
         self._recover()
+        await self._calibrate()
         self.task = asyncio.create_task(self._scheduler())
 
     async def stop(self):
@@ -499,6 +508,29 @@ class JobManager:
             self._emit(job_id, {"type": "files", "files": fields["files"]}, lv)
         self._end(job_id, lv, state, message, code, **fields)
 
+    async def _calibrate(self):
+        """Ferry measures the machine on a job's first MPI_Init (0.3-0.5 s) and keeps it
+        in $XDG_CACHE_HOME/ferry; a job's $HOME is fresh each time, so every job would pay
+        it. The portal measures once, in the same sandbox view (the file's key depends on
+        what /sys shows), and jobs get it read-only: they cannot alter what others read."""
+        mdir = self.state_dir / "machine"
+        mdir.mkdir(exist_ok=True)
+        os.chmod(mdir, 0o755)
+        if any(mdir.glob("ferry/machine-*")):
+            return
+        box = sandbox.Sandbox(self.prefix, mdir, extra_env={"XDG_CACHE_HOME": sandbox.JOB_DIR})
+        lv = _Live(EventLog(mdir / "calibrate.log"))
+        proc = await self._spawn(lv, box, [os.path.join(self.prefix, "bin", "ferry"), "info"])
+        await self._wait(lv, proc, [proc.stdout.read(), proc.stderr.read()],
+                         time.monotonic() + 60)
+        for root, dirs, files in os.walk(mdir):
+            for n in dirs:
+                os.chmod(os.path.join(root, n), 0o755)
+            for n in files:
+                os.chmod(os.path.join(root, n), 0o644)
+        if not any(mdir.glob("ferry/machine-*")):
+            log.warning("ferry info wrote no machine file: each job measures the machine")
+
     async def _take_uid(self):
         """A uid of the pool, locked against other portals of this machine (their own
         pool may overlap); waits if all are taken, which the global cap makes rare."""
@@ -523,14 +555,15 @@ class JobManager:
         sb = getattr(self.cfg, "sandbox", None)
         limits = {"file_size": getattr(sb, "file_size", 256 << 20),
                   "nproc": getattr(sb, "pids", 256) + 16}
-        extra_ro, share = [], False
+        extra_ro = [(str(self.state_dir / "machine"), MACHINE_DIR)]
+        share = False
         if spec.backend == "hosts":
             share = True
             le = _limit(self.cfg, "hosts", "launcher_exec", "")
             if le and os.path.isabs(le):
                 extra_ro.append(os.path.dirname(os.path.realpath(le)))
         return sandbox.Sandbox(self.prefix, work, uid, cg, limits, share_net=share,
-                               extra_ro=extra_ro)
+                               extra_ro=extra_ro, extra_env={"XDG_CACHE_HOME": MACHINE_DIR})
 
     def _kill(self, lv, uid, cg):
         """Ends every process of the job, now."""

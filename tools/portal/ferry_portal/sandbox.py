@@ -43,17 +43,23 @@ class UidPool:
 
     @staticmethod
     def has_processes(uid):
+        """Whether a live process of `uid` exists. Zombies do not count: they run
+        nothing, and the sandbox's own dead bwrap processes wait as zombies until the
+        machine's init reaps them, which can take a second or two."""
         for name in os.listdir("/proc"):
             if not name.isdigit():
                 continue
             try:
                 with open(f"/proc/{name}/status") as f:
+                    zombie = False
                     for line in f:
-                        if line.startswith("Uid:"):
-                            if int(line.split()[1]) == uid:
+                        if line.startswith("State:"):
+                            zombie = line.split()[1] in ("Z", "X")
+                        elif line.startswith("Uid:"):
+                            if int(line.split()[1]) == uid and not zombie:
                                 return True
                             break
-            except OSError:
+            except (OSError, ValueError, IndexError):
                 continue
         return False
 
@@ -84,7 +90,8 @@ def _ro_binds(prefix, extra_ro=()):
         if os.path.exists(p):
             args += ["--ro-bind", p, p]
     for p in [prefix, *extra_ro]:
-        args += ["--ro-bind", p, p]
+        src, dst = p if isinstance(p, tuple) else (p, p)
+        args += ["--ro-bind", src, dst]
     return args
 
 
