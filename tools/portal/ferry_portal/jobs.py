@@ -104,6 +104,7 @@ class JobManager:
         self.running = {}               # job id -> user id
         self.owners = {}                # job id -> user id, of queued jobs
         self.wake = asyncio.Event()
+        self.started = asyncio.Condition()  # notified when a queued job starts or ends
         self.task = None
         self.slurm = backends.Slurm(cfg) if _limit(cfg, "slurm", "enabled", False) else None
         if not self.root:
@@ -135,6 +136,7 @@ class JobManager:
         self._recover()
         await self._calibrate()
         self.task = asyncio.create_task(self._scheduler())
+        self.wake.set()                 # jobs queued before a restart
 
     async def stop(self):
         if self.task:
@@ -219,6 +221,7 @@ class JobManager:
         if self.queue.remove(job_id):
             self.owners.pop(job_id, None)
             self._finish_unstarted(job_id, "cancelled", "cancelled before it started")
+            self._notify(self.started)
             self.wake.set()
             return True
         lv = self.live.get(job_id)
@@ -244,8 +247,13 @@ class JobManager:
                     yield ev
                 if rec is None or rec["state"] in FINAL_STATES:
                     return
-                # Queued, not started yet: wait for the scheduler.
-                await asyncio.sleep(0.2)
+                # Queued, not started yet: wait until the scheduler starts a job (or
+                # one is cancelled); the timeout only guards against a missed wake-up.
+                async with self.started:
+                    try:
+                        await asyncio.wait_for(self.started.wait(), 5)
+                    except asyncio.TimeoutError:
+                        pass
                 continue
             for ev in lv.events[last:]:
                 last = ev["seq"]
@@ -378,10 +386,12 @@ class JobManager:
         return ev
 
     @staticmethod
-    def _notify(lv):
+    def _notify(lv_or_cond):
+        cond = getattr(lv_or_cond, "cond", lv_or_cond)
+
         async def note():
-            async with lv.cond:
-                lv.cond.notify_all()
+            async with cond:
+                cond.notify_all()
         asyncio.get_running_loop().create_task(note())
 
     def _set_state(self, job_id, state, message="", **fields):
@@ -428,6 +438,7 @@ class JobManager:
                 lv = _Live(EventLog(self.jobs_dir / jid / "events.jsonl"))
                 self.live[jid] = lv
                 lv.task = asyncio.create_task(self._job(jid, lv))
+                self._notify(self.started)
 
     async def _job(self, job_id, lv):
         rec = self.store.get(job_id)
