@@ -18,6 +18,7 @@ import os
 import re
 import secrets
 import shutil
+import signal
 import time
 from pathlib import Path
 
@@ -622,20 +623,39 @@ class JobManager:
                 return
             on_line(line.decode("utf-8", "replace").rstrip("\n"))
 
-    async def _wait(self, lv, proc, readers, deadline):
-        """Waits for the command and its output; on the deadline kills it. Returns True
-        if the deadline passed."""
+    async def _wait(self, lv, proc, readers, deadline, cg=None):
+        """Waits for the command and its output; kills it at the deadline, or when the
+        job reaches its process limit (checked while it runs: a fork bomb does not end
+        by itself). Returns True if the deadline passed."""
+        tasks = [asyncio.ensure_future(proc.wait())] + [asyncio.ensure_future(r) for r in readers]
+        watch = asyncio.ensure_future(self._watch_pids(lv, cg)) if cg is not None else None
         timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
         try:
-            await asyncio.wait_for(asyncio.gather(proc.wait(), *readers), timeout)
-            return False
-        except asyncio.TimeoutError:
-            if lv.kill:
-                lv.kill()
-            await proc.wait()
-            for r in readers:
-                r.cancel()
-            return True
+            done, pending = await asyncio.wait(tasks, timeout=timeout)
+            late = bool(pending)
+            if late:
+                if lv.kill:
+                    lv.kill()
+                # The output the job wrote before it died is still read, briefly.
+                done, pending = await asyncio.wait(tasks, timeout=5)
+                for t in pending:
+                    t.cancel()
+                await proc.wait()
+            return late
+        finally:
+            if watch is not None:
+                watch.cancel()
+
+    async def _watch_pids(self, lv, cg):
+        while True:
+            await asyncio.sleep(0.25)
+            if cg.limit_hit() == "pids":
+                if lv.stop_reason is None:
+                    lv.stop_reason = ("killed", "killed: the process limit of "
+                                      f"{self.cfg.sandbox.pids} was reached")
+                if lv.kill:
+                    lv.kill()
+                return
 
     async def _compile(self, job_id, lv, box, jdir, work, spec):
         main_dir = os.path.dirname(spec.main)
@@ -729,7 +749,8 @@ class JobManager:
         argv = backends.mpiexec_argv(self.cfg, self.prefix, spec, "./" + PROG)
         proc = await self._spawn(lv, box, argv)
         late = await self._wait(lv, proc, [self._lines(proc.stdout, sink("stdout")),
-                                           self._lines(proc.stderr, sink("stderr"))], deadline)
+                                           self._lines(proc.stderr, sink("stderr"))], deadline,
+                                cg)
         lv.proc = None
         code = proc.returncode
         extra = {"output_bytes": acc["bytes"], "truncated": acc["truncated"]}
@@ -737,18 +758,22 @@ class JobManager:
         if lv.stop_reason:
             state, msg = lv.stop_reason
             return state, msg, code, extra
-        if late:
-            return "timeout", f"killed at its time limit of {spec.time_limit} s", code, extra
-        if hit and code != 0:
-            sb = self.cfg.sandbox
+        sb = self.cfg.sandbox
+        if hit and (code != 0 or late):
             msg = (f"killed: the memory limit of {sb.memory // (1 << 20)} MiB was reached"
                    if hit == "memory" else
                    f"killed: the process limit of {sb.pids} was reached")
             return "killed", msg, code, extra
+        if late:
+            return "timeout", f"killed at its time limit of {spec.time_limit} s", code, extra
+        if code == 128 + signal.SIGXFSZ or any(f"signal {int(signal.SIGXFSZ)}" in t
+                                               for _, t in acc["tail"]):
+            return "killed", f"killed: the file size limit of {sb.file_size} bytes was " \
+                "reached", code, extra
         if code == 0:
             msg = "done"
             if hit == "pids":
-                msg = f"done (the process limit of {self.cfg.sandbox.pids} was reached)"
+                msg = f"done (the process limit of {sb.pids} was reached)"
             return "done", msg, code, extra
         own = [t for r, t in acc["tail"] if r == -1] or [t for _, t in acc["tail"]]
         why = "; ".join(own[-3:])
