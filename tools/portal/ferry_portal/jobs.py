@@ -32,7 +32,6 @@ __all__ = ["JobManager", "JobSpec", "JobError", "init_schema"]
 log = logging.getLogger("ferry_portal.jobs")
 
 CFLAGS = ["-O2", "-g"]
-PROG = "prog"                    # the compiled program, in the job's work directory
 MACHINE_DIR = "/var/cache/ferry-portal"   # Ferry's machine calibration, read-only in jobs
 COMPILE_LIMIT = 120              # seconds a compile may take
 _RANK_LINE = re.compile(r"^\[(\d+)\] ?(.*)$", re.S)
@@ -42,6 +41,13 @@ _ID = re.compile(r"^[0-9a-f]{16}$")
 
 def _limit(cfg, section, key, default):
     return getattr(getattr(cfg, section, None), key, default)
+
+
+def _prog_name(src, main):
+    """The compiled program's name in the work directory: the main file's name without
+    .c (as a user would call it), unless the upload has something of that name."""
+    stem = os.path.basename(main)[:-2] or "prog"
+    return stem if not os.path.lexists(os.path.join(src, stem)) else stem + ".out"
 
 
 def _kind(path):
@@ -661,10 +667,11 @@ class JobManager:
         main_dir = os.path.dirname(spec.main)
         sources = sorted(str(p.relative_to(work)) for p in (work / main_dir).glob("*.c"))
         mpicc = os.path.join(self.prefix, "bin", "mpicc")
+        prog = _prog_name(jdir / "src", spec.main)
         key = self._cache_key(jdir / "src", mpicc)
         cached = self.cache_dir / key
         if cached.is_file():
-            dst = work / PROG
+            dst = work / prog
             shutil.copyfile(cached, dst)
             os.chmod(dst, 0o755)
             if box.uid is not None:
@@ -677,7 +684,7 @@ class JobManager:
         def on_line(line):
             text.append(line)
             self._emit(job_id, {"type": "compile", "text": line}, lv)
-        argv = [mpicc, *CFLAGS, "-o", PROG, *sources]
+        argv = [mpicc, *CFLAGS, "-o", prog, *sources]
         self._emit(job_id, {"type": "compile", "text": "mpicc " + " ".join(CFLAGS + sources)}, lv)
         proc = await self._spawn(lv, box, argv)
         late = await self._wait(lv, proc, [self._lines(proc.stdout, on_line),
@@ -704,7 +711,7 @@ class JobManager:
             self.store.update(job_id, diagnostics=diags)
             self._emit(job_id, {"type": "diag", "diagnostics": diags}, lv)
         tmp = self.cache_dir / f".{key}.{job_id}"
-        shutil.copyfile(work / PROG, tmp)
+        shutil.copyfile(work / prog, tmp)
         os.chmod(tmp, 0o755)
         os.replace(tmp, cached)
         return None
@@ -746,7 +753,8 @@ class JobManager:
                 self._emit(job_id, {"type": "out", "rank": rank, "stream": stream,
                                     "text": text}, lv)
             return on_line
-        argv = backends.mpiexec_argv(self.cfg, self.prefix, spec, "./" + PROG)
+        argv = backends.mpiexec_argv(self.cfg, self.prefix, spec,
+                                     "./" + _prog_name(self.jobs_dir / job_id / "src", spec.main))
         proc = await self._spawn(lv, box, argv)
         late = await self._wait(lv, proc, [self._lines(proc.stdout, sink("stdout")),
                                            self._lines(proc.stderr, sink("stderr"))], deadline,
@@ -797,6 +805,7 @@ class JobManager:
         """The job's output files (not its sources, binary or trace directory), its
         profile text as profile.txt, and whether it has a trace page."""
         src = jdir / "src"
+        prog = _prog_name(src, spec.main)
         srcs = {str(p.relative_to(src)) for p in src.rglob("*") if p.is_file()}
         profiles = sorted(p for p in work.rglob("*.profile.txt") if not p.is_symlink())
         has_profile = False
@@ -808,7 +817,7 @@ class JobManager:
         files = []
         for p in sorted(work.rglob("*")):
             rel = str(p.relative_to(work))
-            if rel == PROG or rel in srcs or rel == "trace" or rel.startswith("trace/") \
+            if rel == prog or rel in srcs or rel == "trace" or rel.startswith("trace/") \
                     or p.is_symlink() or not p.is_file():
                 continue
             files.append({"path": rel, "size": p.stat().st_size, "kind": _kind(p)})

@@ -114,7 +114,7 @@ def _tar(data, w):
     try:
         tf = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
     except (tarfile.TarError, EOFError, OSError) as e:
-        raise JobError("upload", f"not a readable tar archive ({e})")
+        raise JobError("upload", "not a readable tar archive (plain, gzip, bzip2 or xz)")
     with tf:
         try:
             for m in tf:
@@ -141,10 +141,12 @@ def _zip(data, w):
         raise JobError("upload", f"not a readable zip archive ({e})")
     with zf:
         for info in zf.infolist():
-            mode = (info.external_attr >> 16) & 0xFFFF
-            if mode and stat.S_ISLNK(mode):
+            # The Unix mode, when the zip was made on Unix; without file type bits
+            # (zips from other systems, or none set) the member is a plain file.
+            ftype = stat.S_IFMT((info.external_attr >> 16) & 0xFFFF)
+            if ftype == stat.S_IFLNK:
                 raise JobError("upload", f"archive member '{info.filename}': links are not allowed")
-            if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            if ftype not in (0, stat.S_IFREG, stat.S_IFDIR):
                 raise JobError("upload", f"archive member '{info.filename}': only regular files "
                                "and directories are allowed")
             if info.is_dir():
