@@ -32,6 +32,7 @@ __all__ = ["JobManager", "JobSpec", "JobError", "init_schema"]
 log = logging.getLogger("ferry_portal.jobs")
 
 CFLAGS = ["-O2", "-g"]
+LIBS = ["-lm"]                   # the maths library: examples and exercises use it
 MACHINE_DIR = "/var/cache/ferry-portal"   # Ferry's machine calibration, read-only in jobs
 COMPILE_LIMIT = 120              # seconds a compile may take
 _RANK_LINE = re.compile(r"^\[(\d+)\] ?(.*)$", re.S)
@@ -684,8 +685,9 @@ class JobManager:
         def on_line(line):
             text.append(line)
             self._emit(job_id, {"type": "compile", "text": line}, lv)
-        argv = [mpicc, *CFLAGS, "-o", prog, *sources]
-        self._emit(job_id, {"type": "compile", "text": "mpicc " + " ".join(CFLAGS + sources)}, lv)
+        argv = [mpicc, *CFLAGS, "-o", prog, *sources, *LIBS]
+        self._emit(job_id, {"type": "compile",
+                            "text": "mpicc " + " ".join(CFLAGS + sources + LIBS)}, lv)
         proc = await self._spawn(lv, box, argv)
         late = await self._wait(lv, proc, [self._lines(proc.stdout, on_line),
                                            self._lines(proc.stderr, on_line)],
@@ -725,7 +727,7 @@ class JobManager:
                 data = p.read_bytes()
                 h.update(len(data).to_bytes(8, "little") + data)
         st = os.stat(mpicc)
-        h.update(f"\0{mpicc}\0{st.st_mtime_ns}\0{' '.join(CFLAGS)}".encode())
+        h.update(f"\0{mpicc}\0{st.st_mtime_ns}\0{' '.join(CFLAGS + LIBS)}".encode())
         return h.hexdigest()
 
     async def _execute(self, job_id, lv, box, spec, deadline, cg):
@@ -807,12 +809,14 @@ class JobManager:
         src = jdir / "src"
         prog = _prog_name(src, spec.main)
         srcs = {str(p.relative_to(src)) for p in src.rglob("*") if p.is_file()}
-        profiles = sorted(p for p in work.rglob("*.profile.txt") if not p.is_symlink())
+        # mpiexec --profile writes <prog>.<n>.<job>.profile.txt; with --trace it is
+        # trace/profile.txt. Kept as profile.txt at the top (what /profile serves).
+        profiles = [] if not (spec.profile or spec.trace) else \
+            [p for p in [work / "trace" / "profile.txt", *sorted(work.glob("*.profile.txt"))]
+             if p.is_file() and not p.is_symlink()]
         has_profile = False
-        if profiles and not (work / "profile.txt").exists():
+        if profiles and not os.path.lexists(work / "profile.txt"):
             shutil.copyfile(profiles[0], work / "profile.txt")
-            has_profile = True
-        elif (work / "profile.txt").is_file() and (spec.profile or spec.trace):
             has_profile = True
         files = []
         for p in sorted(work.rglob("*")):
