@@ -67,9 +67,9 @@ class JobStore:
 
     def insert(self, job_id, user_id, spec):
         self.conn.execute(
-            "INSERT INTO jobs (id, user_id, state, created, backend, ranks, hosts, args,"
-            " time_limit, main, trace, profile) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (job_id, user_id, "queued", time.time(), spec.backend, spec.ranks,
+            "INSERT INTO jobs (id, user_id, state, message, created, backend, ranks, hosts, args,"
+            " time_limit, main, trace, profile) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (job_id, user_id, "queued", "waiting", time.time(), spec.backend, spec.ranks,
              json.dumps(list(spec.hosts)), json.dumps(list(spec.args)), spec.time_limit,
              spec.main, int(spec.trace), int(spec.profile)))
         self.conn.commit()
