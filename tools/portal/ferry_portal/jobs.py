@@ -354,6 +354,10 @@ class JobManager:
         if self.queue.waiting(user_id) >= lim.max_queued:
             raise JobError(None, f"you have {lim.max_queued} jobs waiting already (the limit)")
         spec.trace = bool(spec.trace)
+        if spec.trace and spec.backend != "local":
+            # mpiexec names the trace directory by its path on the portal's host, which
+            # the ranks' sandboxes on other hosts do not show.
+            raise JobError("trace", "tracing is available for local jobs only")
         spec.profile = bool(spec.profile)
         return spec
 
@@ -576,11 +580,6 @@ class JobManager:
                   "nproc": getattr(sb, "pids", 256) + 16}
         extra_ro = [(str(self.state_dir / "machine"), MACHINE_DIR)]
         share = False
-        if spec.backend == "hosts":
-            share = True
-            le = _limit(self.cfg, "hosts", "launcher_exec", "")
-            if le and os.path.isabs(le):
-                extra_ro.append(os.path.dirname(os.path.realpath(le)))
         return sandbox.Sandbox(self.prefix, work, uid, cg, limits, share_net=share,
                                extra_ro=extra_ro, extra_env={"XDG_CACHE_HOME": MACHINE_DIR})
 
@@ -617,6 +616,25 @@ class JobManager:
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
             env={"PATH": "/usr/bin:/bin"}, preexec_fn=box.preexec(), start_new_session=True,
             limit=1 << 20)
+        lv.proc = proc
+        return proc
+
+    async def _spawn_outside(self, lv, box, argv):
+        """mpiexec for a job across hosts: in the job's cgroup (so cgroup.kill ends it and
+        its local proxy), in the work directory, with the portal's environment (the
+        launcher's agent may need it; -genvnone keeps it from the ranks)."""
+        procs = box.cgroup.procs if box.cgroup else []
+
+        def join():
+            pid = str(os.getpid()).encode()
+            for p in procs:
+                fd = os.open(p, os.O_WRONLY)
+                os.write(fd, pid)
+                os.close(fd)
+        proc = await asyncio.create_subprocess_exec(
+            *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, cwd=str(box.work), preexec_fn=join,
+            start_new_session=True, limit=1 << 20)
         lv.proc = proc
         return proc
 
@@ -755,9 +773,14 @@ class JobManager:
                 self._emit(job_id, {"type": "out", "rank": rank, "stream": stream,
                                     "text": text}, lv)
             return on_line
-        argv = backends.mpiexec_argv(self.cfg, self.prefix, spec,
-                                     "./" + _prog_name(self.jobs_dir / job_id / "src", spec.main))
-        proc = await self._spawn(lv, box, argv)
+        prog = _prog_name(self.jobs_dir / job_id / "src", spec.main)
+        if spec.backend == "hosts":
+            argv = backends.hosts_argv(self.cfg, self.prefix, spec, box,
+                                       f"{sandbox.JOB_DIR}/{prog}")
+            proc = await self._spawn_outside(lv, box, argv)
+        else:
+            argv = backends.mpiexec_argv(self.cfg, self.prefix, spec, "./" + prog)
+            proc = await self._spawn(lv, box, argv)
         late = await self._wait(lv, proc, [self._lines(proc.stdout, sink("stdout")),
                                            self._lines(proc.stderr, sink("stderr"))], deadline,
                                 cg)

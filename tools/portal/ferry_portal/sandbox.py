@@ -133,6 +133,33 @@ class Sandbox:
                     "--inh-caps=-all", *bw]
         return bw
 
+    def rank_command(self, argv):
+        """The command one rank runs on its host, for jobs across hosts: mpiexec and its
+        proxies (Ferry's own, trusted) run outside, and each rank enters its own sandbox.
+        It shares the host's network (ranks on other hosts connect to it) and IPC and
+        /dev/shm (ranks on one host share memory); the environment is what the proxy
+        gives (PMI variables, the job's secret fd), nothing of the portal's. Limits are
+        rlimits set by prlimit: the job's cgroup exists only on the portal's host."""
+        lim = self.limits
+        pl = ["prlimit", "--core=0", "--nofile=4096"]
+        if lim.get("file_size"):
+            pl.append(f"--fsize={lim['file_size']}")
+        if self.uid is not None and lim.get("nproc"):
+            pl.append(f"--nproc={lim['nproc']}")
+        bw = ["bwrap", "--unshare-user", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try",
+              "--die-with-parent", "--new-session"]
+        bw += _ro_binds(self.prefix, self.extra_ro)
+        bw += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+               "--bind", "/dev/shm", "/dev/shm",
+               "--bind", str(self.work), JOB_DIR, "--chdir", JOB_DIR]
+        for k, v in self.env.items():
+            bw += ["--setenv", k, v]
+        bw += ["--", *argv]
+        if self.uid is not None:
+            return [*pl, "--", "setpriv", f"--reuid={self.uid}", f"--regid={self.uid}",
+                    "--clear-groups", "--inh-caps=-all", *bw]
+        return [*pl, "--", *bw]
+
     def preexec(self):
         """The child's step between fork and exec: join the cgroups, set the rlimits.
         Only async-signal-safe-ish work: writes and setrlimit, no locks."""
