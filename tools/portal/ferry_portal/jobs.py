@@ -339,7 +339,7 @@ class JobManager:
                                 " (no hosts are configured)"))
         if spec.backend == "hosts" and not hosts:
             hosts = known
-        if spec.backend != "hosts" and hosts and spec.backend != "slurm":
+        if spec.backend != "hosts" and hosts:
             raise JobError("hosts", "hosts are chosen only with the 'hosts' backend")
         spec.hosts = hosts
         args = list(spec.args or [])
@@ -486,8 +486,6 @@ class JobManager:
         spec = JobSpec(backend=rec["backend"], ranks=rec["ranks"], hosts=rec["hosts"],
                        args=rec["args"], time_limit=rec["time_limit"], main=rec["main"],
                        trace=rec["trace"], profile=rec["profile"])
-        if spec.backend == "slurm":
-            return await self.slurm.run(self, job_id, spec, lv)
         outcome = None
         try:
             if self.root:
@@ -774,18 +772,23 @@ class JobManager:
                                     "text": text}, lv)
             return on_line
         prog = _prog_name(self.jobs_dir / job_id / "src", spec.main)
-        if spec.backend == "hosts":
-            argv = backends.hosts_argv(self.cfg, self.prefix, spec, box,
-                                       f"{sandbox.JOB_DIR}/{prog}")
-            proc = await self._spawn_outside(lv, box, argv)
+        if spec.backend == "slurm":
+            code, late = await self.slurm.run(lv, box, spec, f"{sandbox.JOB_DIR}/{prog}",
+                                              self.jobs_dir / job_id, deadline, sink("stdout"),
+                                              sink("stderr"))
         else:
-            argv = backends.mpiexec_argv(self.cfg, self.prefix, spec, "./" + prog)
-            proc = await self._spawn(lv, box, argv)
-        late = await self._wait(lv, proc, [self._lines(proc.stdout, sink("stdout")),
-                                           self._lines(proc.stderr, sink("stderr"))], deadline,
-                                cg)
+            if spec.backend == "hosts":
+                argv = backends.hosts_argv(self.cfg, self.prefix, spec, box,
+                                           f"{sandbox.JOB_DIR}/{prog}")
+                proc = await self._spawn_outside(lv, box, argv)
+            else:
+                argv = backends.mpiexec_argv(self.cfg, self.prefix, spec, "./" + prog)
+                proc = await self._spawn(lv, box, argv)
+            late = await self._wait(lv, proc, [self._lines(proc.stdout, sink("stdout")),
+                                               self._lines(proc.stderr, sink("stderr"))],
+                                    deadline, cg)
+            code = proc.returncode
         lv.proc = None
-        code = proc.returncode
         extra = {"output_bytes": acc["bytes"], "truncated": acc["truncated"]}
         hit = cg.limit_hit() if cg is not None else None
         if lv.stop_reason:
