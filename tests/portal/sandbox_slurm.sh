@@ -1,10 +1,11 @@
 #!/bin/bash
 # timeout: 300
 # The `slurm` backend on a real Slurm of 2 test hosts (tests/hosts/fy_slurm; root and Slurm,
-# else skipped): a job submitted through JobManager goes through sbatch; its ranks (4, over
-# both nodes) run in their sandboxes as a uid of the pool; its output comes back per rank
-# from the batch output file (on the nodes Slurm chose); a failing program ends `failed` with its status; a job cancelled
-# while it runs is scancel'ed (state cancelled, gone from squeue).
+# else skipped): a job submitted through JobManager goes through sbatch; its 4 ranks run in
+# their sandboxes as a uid of the pool, on the nodes Slurm chose; their output comes back
+# per rank from the batch output file; a failing program ends `failed` with its status; a
+# job cancelled while it runs is scancel'ed (state cancelled, gone from squeue); nothing is
+# left on the nodes.
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (test hosts are network namespaces)"; exit 77; }
 PATH=$PATH:/usr/sbin:/sbin
 for t in ip unshare nsenter prlimit munged slurmctld slurmd sbatch squeue scancel scontrol; do
