@@ -313,14 +313,19 @@ class JobManager:
                         "created": rec["created"] if rec else None, "started": None})
         return out
 
+    def backends(self):
+        """The backends a job may ask for here (GET /api/me): local, then hosts when
+        the administrator named hosts, then slurm when enabled."""
+        return ["local"] + (["hosts"] if _limit(self.cfg, "hosts", "names", []) else []) + \
+            (["slurm"] if self.slurm else [])
+
     # -- validation ---------------------------------------------------------------------
 
     def _validate(self, user_id, spec):
         lim = self.cfg.limits
         if not isinstance(spec, JobSpec):
             raise JobError(None, "bad job request")
-        backs = ["local"] + (["hosts"] if _limit(self.cfg, "hosts", "names", []) else []) + \
-            (["slurm"] if self.slurm else [])
+        backs = self.backends()
         if spec.backend not in backs:
             raise JobError("backend", f"backend must be one of: {', '.join(backs)}")
         if not isinstance(spec.ranks, int) or isinstance(spec.ranks, bool) or \
