@@ -105,7 +105,10 @@ class JobManager:
                                     _limit(cfg, "sandbox", "uid_count", 32)) if self.root else None
         running = _limit(cfg, "limits", "running_jobs", 0) or max(2, os.cpu_count() or 2)
         if self.pool is not None:
-            running = min(running, max(1, len(self.pool.free)))
+            if not self.pool.free:
+                raise JobError(None, "the uid pool has no usable uid: every uid of [sandbox] "
+                               "uid_base .. uid_base+uid_count-1 has a passwd entry")
+            running = min(running, len(self.pool.free))
         self.max_running = running
         self.queue = FairQueue()
         self.live = {}                  # job id -> _Live, for jobs started by this process
@@ -518,7 +521,7 @@ class JobManager:
                     await self._view(job_id, lv, box)
         finally:
             await asyncio.to_thread(self._cleanup, uid, cg)
-            if uid is not None:
+            if uid is not None and work.is_dir():
                 sandbox.chown_tree(work, os.getuid(), os.getgid(), 0o700)
             if cg is not None:
                 cg.remove()
@@ -542,8 +545,8 @@ class JobManager:
         mdir = self.state_dir / "machine"
         mdir.mkdir(exist_ok=True)
         os.chmod(mdir, 0o755)
-        if any(mdir.glob("ferry/machine-*")):
-            return
+        # Run each start: quick when the file is there and still this machine's (Ferry
+        # checks its key: another kernel or CPU count means a new measurement).
         box = sandbox.Sandbox(self.prefix, mdir, extra_env={"XDG_CACHE_HOME": sandbox.JOB_DIR})
         lv = _Live(EventLog(mdir / "calibrate.log"))
         proc = await self._spawn(lv, box, [os.path.join(self.prefix, "bin", "ferry"), "info"])
