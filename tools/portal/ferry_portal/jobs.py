@@ -19,6 +19,7 @@ import re
 import secrets
 import shutil
 import signal
+import stat
 import time
 from pathlib import Path
 
@@ -246,8 +247,10 @@ class JobManager:
 
     async def events(self, job_id, after=0):
         last = int(after or 0)
+        if not isinstance(job_id, str) or not _ID.match(job_id):
+            return
         jdir = self.jobs_dir / job_id
-        if not _ID.match(job_id) or not jdir.is_dir():
+        if not jdir.is_dir():
             return
         while True:
             lv = self.live.get(job_id)
@@ -290,8 +293,7 @@ class JobManager:
                 st = os.lstat(p)
             except OSError:
                 return None
-            import stat as _st
-            if _st.S_ISLNK(st.st_mode):
+            if stat.S_ISLNK(st.st_mode):
                 return None
         if not p.is_file():
             return None
