@@ -1,10 +1,11 @@
 #!/bin/bash
 # timeout: 240
 # The `hosts` backend on test hosts (tests/hosts/fy_hosts: network namespaces; root, else
-# skipped): cpi on 2 hosts x 2 ranks through mpiexec -hosts with fy_hosts_agent as the
-# launcher's agent. Each rank runs in its own sandbox on its host: as the job's uid of the
-# pool, /home and the portal's state dir out of sight; the ranks are on both hosts; the π line
-# comes back; nothing of the job's uid is left afterwards.
+# skipped): jobs on 2 hosts x 2 ranks through mpiexec -hosts with fy_hosts_agent as the
+# launcher's agent. Each rank runs in its own sandbox on its host, as the job's uid of the
+# pool, with /home and the portal's state dir out of sight; arguments with shell syntax reach
+# the ranks as they are (no shell on the way, whatever the agent does); the ranks are on both
+# hosts; cpi's π line comes back; nothing of the job's uid is left afterwards.
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (test hosts are network namespaces)"; exit 77; }
 for t in ip unshare nsenter prlimit; do
     command -v $t >/dev/null || { echo "SKIP: $t is missing"; exit 77; }
@@ -33,6 +34,8 @@ int main(int argc, char **argv)
     printf("rank %d on %s uid %d home %s state %s\n", rank, host, (int)getuid(),
            access("/home", F_OK) ? "absent" : "present",
            access(argv[1], F_OK) ? "absent" : "present");
+    for (int i = 2; i < argc; i++)
+        printf("rank %d arg %d [%s]\n", rank, i, argv[i]);
     MPI_Finalize();
     return 0;
 }
@@ -40,10 +43,16 @@ int main(int argc, char **argv)
 UIDS = range(61720, 61724)
 
 async def main(m):
+    mark = os.path.join(os.getcwd(), "injected")
+    tricky = [f"; touch {mark}", f"$(touch {mark})", f"`touch {mark}`", "a b", "'q'"]
     rec, evs = await finish(m, m.submit(1, JobSpec(backend="hosts", ranks=4, hosts=["fyh1", "fyh2"],
-                                                   args=[str(m.state_dir)]),
+                                                   args=[str(m.state_dir), *tricky]),
                                         source_text=WHO))
-    lines = sorted(e["text"] for e in evs if e["type"] == "out" and e["rank"] >= 0)
+    args = [e["text"] for e in evs if e["type"] == "out" and e["rank"] == 0 and " arg " in e["text"]]
+    check(args == [f"rank 0 arg {i + 2} [{a}]" for i, a in enumerate(tricky)] and
+          not os.path.exists(mark), "arguments reach the ranks as they are, no shell", args)
+    lines = sorted(e["text"] for e in evs if e["type"] == "out" and e["rank"] >= 0
+                   and " arg " not in e["text"])
     check(rec["state"] == "done" and len(lines) == 4, "4 ranks across the hosts ran", [rec, evs[-8:]])
     hosts = {l.split()[3] for l in lines}
     check(hosts == {"fyh1", "fyh2"}, "ranks on both hosts", lines)
