@@ -127,15 +127,6 @@ async def fault(request):
     raise RuntimeError("a fault asked for by FERRY_PORTAL_FAULT_ROUTE (tests only)")
 
 
-def backends_of(cfg):
-    names = ["local"]
-    if cfg.hosts.names:
-        names.append("hosts")
-    if cfg.slurm.enabled:
-        names.append("slurm")
-    return names
-
-
 def routes():
     r = [
         Route("/", page),
@@ -167,13 +158,14 @@ def routes():
 def build(cfg, conn, job_manager_factory=None):
     """The ASGI app. job_manager_factory(cfg, conn) makes the JobManager (default: jobs.py's)."""
     state = Portal(cfg=cfg, conn=conn, sessions=auth.Sessions(conn), throttle=auth.Throttle(),
-                   backends=backends_of(cfg))
+                   backends=[])
 
     if job_manager_factory is None:
         from .jobs import JobManager as job_manager_factory
     # Made here, before the server starts, so a bad setup (no Ferry prefix) stops the start
     # with the runner's message rather than a failed lifespan.
     state.jobs = job_manager_factory(cfg, conn)
+    state.backends = state.jobs.backends()
 
     @contextlib.asynccontextmanager
     async def lifespan(app):

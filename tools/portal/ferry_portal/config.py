@@ -25,6 +25,7 @@ class Limits:
     max_unpacked: int = 64 * 1024 * 1024
     max_members: int = 2000
     max_queued: int = 20
+    running_jobs: int = 0          # jobs running at once, all users; 0: the CPUs (at least 2)
 
 
 @dataclasses.dataclass(frozen=True)
