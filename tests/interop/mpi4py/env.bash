@@ -26,8 +26,10 @@ fy_mpi4py_suite() {
     FY_MPI4PY_TESTS=$dir/test
     [ -f "$FY_MPI4PY_TESTS/main.py" ] && return 0
     mkdir -p "$cache"
+    # Only mpi4py itself as source: pip prepares its metadata, and the build backend it installs
+    # for that comes as wheels (with :all: pip built setuptools from source, past the timeout).
     fy_run sdist 150 "$FY_PY" -m pip download --disable-pip-version-check --no-deps \
-        --no-binary=:all: -d "$cache" "mpi4py==$FY_MPI4PY_VERSION"
+        --no-binary=mpi4py -d "$cache" "mpi4py==$FY_MPI4PY_VERSION"
     if [ "$FY_RC" -ne 0 ]; then
         fy_show sdist
         fy_fail "pip could not download mpi4py's sdist $FY_MPI4PY_VERSION: is the package index reachable?"
