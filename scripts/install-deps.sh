@@ -5,7 +5,8 @@
 # `test`: also the reference MPIs (MPICH, Open MPI) for differential and interop tests, and
 # python3-venv for the mpi4py test, and Slurm with munge (tests/slurm: the tests start the daemons
 # themselves, with their own configuration), otf2-tools (otf2-print reads our traces in the
-# tests) and chromium (the tests of ferry view's page, driven by Playwright from PyPI);
+# tests), chromium (the tests of ferry view's page, driven by Playwright from PyPI) and
+# python3-numpy (tests/view/big.sh makes its big page with it);
 # `bench`: those and iperf3 (the link's limit between the test hosts, bench/hosts.sh) and GNU
 # parallel (bench/farm.sh compares ferry farm with it). `portal` is what the web portal needs from
 # Debian (bubblewrap, its jobs' sandbox); `test` and `bench` include it (scripts/install-portal.sh
@@ -16,9 +17,9 @@ want="build-essential cmake ninja-build python3 pkg-config libpmix-dev libotf2-t
 slurm="slurmctld slurmd slurm-client munge"
 portal="bubblewrap"
 case "${1:-build}" in
-  test) want="$want mpich libmpich-dev openmpi-bin libopenmpi-dev python3-venv python3-pip $slurm otf2-tools chromium $portal" ;;
+  test) want="$want mpich libmpich-dev openmpi-bin libopenmpi-dev python3-venv python3-pip $slurm otf2-tools chromium python3-numpy $portal" ;;
   portal) want="$want $portal" ;;
-  bench) want="$want mpich libmpich-dev openmpi-bin libopenmpi-dev python3-venv python3-pip $slurm iperf3 parallel otf2-tools chromium $portal" ;;
+  bench) want="$want mpich libmpich-dev openmpi-bin libopenmpi-dev python3-venv python3-pip $slurm iperf3 parallel otf2-tools chromium python3-numpy $portal" ;;
 esac
 missing=""
 for p in $want; do
