@@ -32,8 +32,16 @@ function toDiagnostic(doc, d) {
 }
 
 function create(parent, text) {
+  // The editor lives in a shadow root: there CodeMirror's style-mod adds its styles as a
+  // constructed style sheet, which the portal's Content-Security-Policy (default-src 'self')
+  // allows; in the document itself it would insert a <style> element, which the policy blocks.
+  const host = document.createElement("div");
+  host.className = "cm-host";
+  parent.appendChild(host);
+  const root = host.attachShadow({ mode: "open" });
   const view = new EditorView({
-    parent,
+    parent: root,
+    root,
     state: EditorState.create({
       doc: text || "",
       extensions: [
