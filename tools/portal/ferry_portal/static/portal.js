@@ -388,7 +388,7 @@
       if (!list || !list.length) return;
       compilePanel.hidden = false;
       const ul = document.getElementById("diags");
-      ul.replaceChildren(...list.map((d) => h("li." + (d.severity || "error"),
+      ul.replaceChildren(...list.map((d) => h("li.sev-" + (d.severity || "error"),
         { "data-line": d.line },
         (d.file ? d.file + ":" : "") + d.line + ":" + (d.col || 1) + ": " + (d.severity || "error") + ": " + d.message)));
       if (ed) {
@@ -415,6 +415,17 @@
             .then((r) => (r.ok ? r.text() : Promise.reject(new Error("HTTP " + r.status))))
             .then((t) => window.CsvPlot.draw(canvas, t))
             .catch((e) => canvas.replaceWith(h("div.muted", "not plotted: " + e.message)));
+        } else if (f.kind === "text" && f.size <= 65536) {
+          // A short look at a text file: its first lines, as text.
+          const pre = h("pre.preview");
+          card.append(pre);
+          fetch(url + "?inline=1", { credentials: "same-origin" })
+            .then((r) => (r.ok ? r.text() : Promise.reject(new Error("HTTP " + r.status))))
+            .then((t) => {
+              const lines = t.split("\n");
+              pre.textContent = lines.slice(0, 20).join("\n") + (lines.length > 21 ? "\n…" : "");
+            })
+            .catch(() => pre.remove());
         }
         box.append(card);
       }
