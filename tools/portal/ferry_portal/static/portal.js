@@ -528,14 +528,13 @@
     return n < 1024 ? n + " B" : n < 1048576 ? (n / 1024).toFixed(1) + " KiB" : (n / 1048576).toFixed(1) + " MiB";
   }
 
+  // What the history calls a job's program: the first comment of a source written here (its
+  // title, as the examples have), else the main file's name.
   function program(job) {
     const p = submitted[job.id];
-    if (job.main) return job.main;
-    if (p && p.source) {
-      const m = p.source.match(/^\s*\/[/*]\s*(.{1,60})/);
-      return m ? m[1].replace(/\*\/.*$/, "").trim() : "main.c";
-    }
-    return "main.c";
+    const m = p && p.source && p.source.match(/^\s*\/[/*]\s*([^\n]{1,60})/);
+    if (m) return m[1].replace(/\*\/.*$/, "").trim();
+    return job.main || "main.c";
   }
 
   // ---- history
@@ -545,11 +544,11 @@
     const data = await api("GET", "/api/jobs?limit=100" + (all ? "&all=1" : ""));
     const jobs = data.jobs || [];
     const table = h("table.list#history",
-      h("thead", h("tr", ["State", "Submitted", "Ranks", "Program", "Duration", ""].map((t) => h("th", t)))),
+      h("thead", h("tr", h("th", "Job"), h("th", "State"), h("th", "Submitted"), h("th.num", "Ranks"),
+        h("th", "Program"), h("th.num", "Duration"))),
       h("tbody", jobs.map((j) => h("tr", { "data-id": j.id },
-        h("td", badge(j.state)), h("td", when(j.created)), h("td.num", String(j.ranks)),
-        h("td.mono", program(j)), h("td.num", duration(j)),
-        h("td", h("a", { href: "#/job/" + j.id }, "open"))))));
+        h("td.mono", h("a", { href: "#/job/" + j.id }, j.id.slice(0, 8))), h("td", badge(j.state)),
+        h("td", when(j.created)), h("td.num", String(j.ranks)), h("td", program(j)), h("td.num", duration(j))))));
     app.replaceChildren(h("h1", all ? "All jobs" : "Your jobs"),
       jobs.length ? table : h("p.muted#no-jobs", "No jobs yet. ", h("a", { href: "#/new" }, "Write one"), " or start from an ", h("a", { href: "#/examples" }, "example"), "."));
   }
