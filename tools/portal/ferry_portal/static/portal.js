@@ -332,7 +332,8 @@
     app.replaceChildren(head, h("div.form-error#job-error", { role: "alert" }), grid, filesPanel);
 
     const ed = mine && mine.source ? makeEditor(srcBox, mine.source) : null;
-    let job = null, lastSeq = 0, es = null, closed = false, retry = 500, poll = null;
+    // left: the page is gone (another page, or no such job); ended: the job's stream is over.
+    let job = null, lastSeq = 0, es = null, left = false, ended = false, retry = 500, poll = null;
     let nLines = 0;
     const ranksSeen = new Set();
 
@@ -441,7 +442,8 @@
         job = await api("GET", "/api/jobs/" + encodeURIComponent(id));
       } catch (e) {
         if (e.status === 404) {
-          closed = true;
+          left = true;
+          if (es) es.close();
           app.replaceChildren(h("div.panel#not-found", h("h1", "Job not found"),
             h("p", "There is no job " + id + " among yours."), h("a", { href: "#/jobs" }, "Your jobs")));
         } else {
@@ -449,7 +451,7 @@
         }
         return;
       }
-      if (closed) return;
+      if (left) return;
       setState(job.state, job.message);
       showDiagnostics(job.diagnostics);
       if (FINAL.includes(job.state)) showFiles(job.files);
@@ -478,7 +480,7 @@
       case "diag": showDiagnostics(e.diagnostics); break;
       case "files": if (job) job.files = e.files; showFiles(e.files); break;
       case "end":
-        closed = true;
+        ended = true;
         if (es) es.close();
         setState(e.state, e.message);
         refresh();
@@ -487,14 +489,14 @@
     }
 
     function connect() {
-      if (closed) return;
+      if (left || ended) return;
       es = new EventSource("/api/jobs/" + encodeURIComponent(id) + "/events?after=" + lastSeq);
       for (const t of ["state", "out", "compile", "diag", "files", "end", "message"]) es.addEventListener(t, onEvent);
       // EventSource would reconnect by itself with the URL it started with; reconnect here
       // instead, asking only for what came after the last event seen.
       es.onerror = () => {
         es.close();
-        if (closed) return;
+        if (left || ended) return;
         setTimeout(connect, retry);
         retry = Math.min(retry * 2, 8000);
       };
@@ -520,7 +522,7 @@
 
     connect();
     refresh();
-    return () => { closed = true; if (es) es.close(); if (poll) clearInterval(poll); };
+    return () => { left = true; if (es) es.close(); if (poll) clearInterval(poll); };
   }
 
   function size(n) {
