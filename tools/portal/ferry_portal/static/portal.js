@@ -308,6 +308,7 @@
       h("h1", "Job ", h("span.mono", id.slice(0, 8))),
       h("span#job-state", badge("queued")),
       h("span.jobmsg#job-message"),
+      h("span.muted#job-meta"),
       h("div.actions",
         h("button.danger#cancel", { type: "button", hidden: true }, "Cancel"),
         h("button#rerun", { type: "button" }, "Edit and run again")));
@@ -339,7 +340,7 @@
 
     function setState(state, message) {
       document.getElementById("job-state").replaceChildren(badge(state));
-      let msg = message || "";
+      let msg = message && message !== state && message !== STATE_TEXT[state] ? message : "";
       if (state === "queued" && job && job.position) msg = (msg ? msg + " · " : "") + "position " + job.position + " in the queue";
       document.getElementById("job-message").textContent = msg;
       document.getElementById("cancel").hidden = FINAL.includes(state);
@@ -453,6 +454,10 @@
       }
       if (left) return;
       setState(job.state, job.message);
+      document.getElementById("job-meta").textContent = [
+        job.ranks + (job.ranks === 1 ? " rank" : " ranks"), job.backend,
+        (job.hosts || []).join(", "), job.started ? duration(job) : "",
+      ].filter(Boolean).join(" · ");
       showDiagnostics(job.diagnostics);
       if (FINAL.includes(job.state)) showFiles(job.files);
       if (job.state === "queued" && !poll) poll = setInterval(refresh, 2000);
