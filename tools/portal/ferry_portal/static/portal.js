@@ -4,6 +4,7 @@
 (function () {
   "use strict";
 
+  const MAX_LINES = 20000;
   const FINAL = ["done", "failed", "compile_error", "timeout", "killed", "cancelled", "error"];
   const STATE_TEXT = {
     queued: "queued", compiling: "compiling", running: "running", done: "done", failed: "failed",
@@ -335,7 +336,7 @@
     const ed = mine && mine.source ? makeEditor(srcBox, mine.source) : null;
     // left: the page is gone (another page, or no such job); ended: the job's stream is over.
     let job = null, lastSeq = 0, es = null, left = false, ended = false, retry = 500, poll = null;
-    let nLines = 0;
+    let nLines = 0, scrollQueued = false;
     const ranksSeen = new Set();
 
     function setState(state, message) {
@@ -376,14 +377,27 @@
 
     function addLine(rank, stream, text) {
       addRank(rank);
+      nLines++;
+      // The page keeps MAX_LINES lines (the portal keeps up to its output limit): a huge output
+      // would otherwise make the page itself slow.
+      if (nLines > MAX_LINES) {
+        document.getElementById("line-count").textContent = nLines + " lines, the first " + MAX_LINES + " shown";
+        return;
+      }
       const row = h("div.out-line." + (rank < 0 ? "sys" : stream),
         { "data-rank": String(rank), "data-stream": stream },
         h("span.r", rank < 0 ? "·" : String(rank)), h("span.t", text));
       row.hidden = !visible(row);
       output.append(row);
-      nLines++;
       document.getElementById("line-count").textContent = nLines + (nLines === 1 ? " line" : " lines");
-      if (follow.checked) output.scrollTop = output.scrollHeight;
+      // One scroll per frame however many lines came in it (each scroll forces a layout).
+      if (follow.checked && !scrollQueued) {
+        scrollQueued = true;
+        requestAnimationFrame(() => {
+          scrollQueued = false;
+          if (follow.checked) output.scrollTop = output.scrollHeight;
+        });
+      }
     }
 
     function showDiagnostics(list) {
@@ -502,6 +516,7 @@
       es.onerror = () => {
         es.close();
         if (left || ended) return;
+        refresh();   // a job gone or a session ended shows as such instead of retrying forever
         setTimeout(connect, retry);
         retry = Math.min(retry * 2, 8000);
       };
