@@ -198,6 +198,7 @@
     const fileIn = h("input#upload", { type: "file", name: "upload", accept: ".c,.tar,.tar.gz,.tgz,.zip" });
     const writePane = h("div#write-pane", editorNote(), edBox);
     const uploadPane = h("div#upload-pane.panel",
+      d.upload && d.ranks ? h("div.note", "Choose the file again: a browser does not keep a file between forms.") : null,
       h("div.field", h("label", { for: "upload" }, "A C file, or an archive (.tar, .tar.gz, .tgz, .zip) with the sources and input files"), fileIn),
       h("div.field", h("label", { for: "main" }, "Main source file in the archive (optional: the one .c file, or main.c)"),
         h("input#main", { type: "text", name: "main", placeholder: "main.c", value: d.main || "" })));
