@@ -5,6 +5,7 @@
   "use strict";
 
   const MAX_LINES = 20000;
+  const PAGE = 50;          // jobs per page of the history
   const FINAL = ["done", "failed", "compile_error", "timeout", "killed", "cancelled", "error"];
   const STATE_TEXT = {
     queued: "queued", compiling: "compiling", running: "running", done: "done", failed: "failed",
@@ -563,17 +564,23 @@
   // ---- history
   async function pageJobs() {
     app.replaceChildren(h("h1", "Your jobs"), h("p.muted", "Loading…"));
-    const all = me.user.role === "admin" && location.hash.includes("all=1");
-    const data = await api("GET", "/api/jobs?limit=100" + (all ? "&all=1" : ""));
+    const params = new URLSearchParams(location.hash.split("?")[1] || "");
+    const all = me.user.role === "admin" && params.get("all") === "1";
+    const before = Number(params.get("before")) || 0;
+    const data = await api("GET", "/api/jobs?limit=" + PAGE + (all ? "&all=1" : "") + (before ? "&before=" + before : ""));
     const jobs = data.jobs || [];
+    // Pages go back in time: `before` is the oldest shown job's submission time.
+    const older = jobs.length === PAGE
+      ? h("p", h("a#older", { href: "#/jobs?" + (all ? "all=1&" : "") + "before=" + jobs[jobs.length - 1].created }, "Older jobs"))
+      : null;
     const table = h("table.list#history",
       h("thead", h("tr", h("th", "Job"), h("th", "State"), h("th", "Submitted"), h("th.num", "Ranks"),
         h("th", "Program"), h("th.num", "Duration"))),
       h("tbody", jobs.map((j) => h("tr", { "data-id": j.id },
         h("td.mono", h("a", { href: "#/job/" + j.id }, j.id.slice(0, 8))), h("td", badge(j.state)),
         h("td", when(j.created)), h("td.num", String(j.ranks)), h("td", program(j)), h("td.num", duration(j))))));
-    app.replaceChildren(h("h1", all ? "All jobs" : "Your jobs"),
-      jobs.length ? table : h("p.muted#no-jobs", "No jobs yet. ", h("a", { href: "#/new" }, "Write one"), " or start from an ", h("a", { href: "#/examples" }, "example"), "."));
+    app.replaceChildren(h("div", h("h1", (all ? "All jobs" : "Your jobs") + (before ? ", older" : "")),
+      jobs.length ? [table, older] : h("p.muted#no-jobs", "No jobs yet. ", h("a", { href: "#/new" }, "Write one"), " or start from an ", h("a", { href: "#/examples" }, "example"), ".")));
   }
 
   // ---- examples gallery
