@@ -461,6 +461,21 @@ def scenario_compile(portal):
     ok("the diagnostics list says %r" % items[0])
     portal.shot("compile-error")
 
+    # The same page where the job was not submitted (nothing kept in the tab): the source comes
+    # from the job's directory and the marker is on its line again.
+    p.evaluate("() => sessionStorage.clear()")
+    p.reload()
+    p.wait_for_selector("#job-editor .cm-lint-marker-error")
+    again = p.evaluate("""(n) => {
+        const root = document.querySelector('#job-editor .cm-host').shadowRoot;
+        const mk = root.querySelector('.cm-lint-marker-error').getBoundingClientRect();
+        const line = root.querySelectorAll('.cm-content .cm-line')[n - 1].getBoundingClientRect();
+        return mk.top + mk.height / 2 >= line.top && mk.top + mk.height / 2 <= line.bottom;
+    }""", BAD_LINE)
+    if not again:
+        fail("reopened, the job page's marker is not on line %d" % BAD_LINE)
+    ok("reopened without the tab's memory: the source loaded and the marker on line %d" % BAD_LINE)
+
     # With one job at a time (the test's configuration), a second waits queued with its place;
     # Cancel ends the waiting one and the running one.
     p.click("#rerun")

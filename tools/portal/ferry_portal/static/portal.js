@@ -331,11 +331,11 @@
     const srcBox = h("div.editor-box.short#job-editor");
     const srcPanel = h("section#source", { hidden: !(mine && mine.source) }, h("h2", "Source"), srcBox);
     const filesPanel = h("section#files-panel", { hidden: true }, h("h2", "Files"), h("div.links#views"), h("div.files#files"));
-    const grid = h("div.jobgrid", { class: mine && mine.source ? "jobgrid" : "jobgrid nosource" },
+    const grid = h("div", { class: mine && mine.source ? "jobgrid" : "jobgrid nosource" },
       h("div", outPanel), h("div", srcPanel, compilePanel));
     app.replaceChildren(head, h("div.form-error#job-error", { role: "alert" }), grid, filesPanel);
 
-    const ed = mine && mine.source ? makeEditor(srcBox, mine.source) : null;
+    let ed = mine && mine.source ? makeEditor(srcBox, mine.source) : null;
     // left: the page is gone (another page, or no such job); ended: the job's stream is over.
     let job = null, lastSeq = 0, es = null, left = false, ended = false, retry = 500, poll = null;
     let nLines = 0, scrollQueued = false;
@@ -533,7 +533,8 @@
     document.getElementById("rerun").onclick = () => {
       const s = (mine && mine.settings) || {};
       draft = {
-        source: ed ? ed.getText() : undefined, upload: !mine || !mine.source,
+        // An upload again needs its file chosen again; a source shown here goes back as text.
+        source: ed ? ed.getText() : undefined, upload: mine ? !mine.source : !ed,
         ranks: s.ranks || (job && job.ranks), backend: s.backend || (job && job.backend),
         hosts: s.hosts || (job && job.hosts) || [], args: s.args !== undefined ? s.args : (job && (job.args || []).join(" ")),
         time_limit: s.time_limit || (job && job.time_limit), trace: s.trace || (job && job.has_trace),
@@ -542,8 +543,22 @@
       go("#/new");
     };
 
+    // A job submitted from another tab or session: its main source file from the job's
+    // directory, so the diagnostics still land on their lines.
+    async function loadSource() {
+      if (ed || left || !job) return;
+      const main = job.main || "main.c";
+      const url = "/api/jobs/" + encodeURIComponent(id) + "/files/" + main.split("/").map(encodeURIComponent).join("/");
+      const r = await fetch(url, { credentials: "same-origin" }).catch(() => null);
+      if (!r || !r.ok || left || ed) return;
+      ed = makeEditor(srcBox, await r.text());
+      srcPanel.hidden = false;
+      grid.className = "jobgrid";
+      showDiagnostics(job.diagnostics);
+    }
+
     connect();
-    refresh();
+    refresh().then(loadSource);
     return () => { left = true; if (es) es.close(); if (poll) clearInterval(poll); };
   }
 
