@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 PREFIX ?= /usr/local
 GEN := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 
-.PHONY: all deps demo check check-fast install bench clean format
+.PHONY: all deps demo demo-portal check check-fast install bench clean format
 
 all: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD)
@@ -19,6 +19,12 @@ $(ASAN_BUILD)/CMakeCache.txt:
 demo: all
 	$(BUILD)/bin/mpicc -O2 -o $(BUILD)/cpi examples/cpi.c -lm
 	$(BUILD)/bin/mpiexec -n 4 $(BUILD)/cpi
+
+# The web portal on http://127.0.0.1:8470/ with the account 'demo', its password generated now
+# and printed (scripts/install-portal.sh makes the venv first; ARGS="--listen H:P" to move it).
+demo-portal: all
+	scripts/install-portal.sh
+	$(BUILD)/bin/ferry portal --demo $(ARGS)
 
 # Full suite: unit and MPI tests on the normal build, then again under ASan+UBSan.
 check: all $(ASAN_BUILD)/CMakeCache.txt

@@ -7,14 +7,18 @@
 # themselves, with their own configuration), otf2-tools (otf2-print reads our traces in the
 # tests) and chromium (the tests of ferry view's page, driven by Playwright from PyPI);
 # `bench`: those and iperf3 (the link's limit between the test hosts, bench/hosts.sh) and GNU
-# parallel (bench/farm.sh compares ferry farm with it).
+# parallel (bench/farm.sh compares ferry farm with it). `portal` is what the web portal needs from
+# Debian (bubblewrap, its jobs' sandbox); `test` and `bench` include it (scripts/install-portal.sh
+# installs the rest, from PyPI and npm).
 # Does nothing for packages already present.
 set -e
 want="build-essential cmake ninja-build python3 pkg-config libpmix-dev libotf2-trace-dev zlib1g-dev"
 slurm="slurmctld slurmd slurm-client munge"
+portal="bubblewrap"
 case "${1:-build}" in
-  test) want="$want mpich libmpich-dev openmpi-bin libopenmpi-dev python3-venv python3-pip $slurm otf2-tools chromium" ;;
-  bench) want="$want mpich libmpich-dev openmpi-bin libopenmpi-dev python3-venv python3-pip $slurm iperf3 parallel otf2-tools chromium" ;;
+  test) want="$want mpich libmpich-dev openmpi-bin libopenmpi-dev python3-venv python3-pip $slurm otf2-tools chromium $portal" ;;
+  portal) want="$want $portal" ;;
+  bench) want="$want mpich libmpich-dev openmpi-bin libopenmpi-dev python3-venv python3-pip $slurm iperf3 parallel otf2-tools chromium $portal" ;;
 esac
 missing=""
 for p in $want; do

@@ -8,6 +8,7 @@ int fy_tool_farm(int argc, char **argv);      /* ferry_farm.c */
 int fy_tool_farm_rank(int argc, char **argv); /* ferry_farm_rank.c: under mpiexec */
 int fy_tool_view(int argc, char **argv);      /* ferry_view.c */
 int fy_tool_top(int argc, char **argv);       /* ferry_top.c: attaches to mpiexec --monitor */
+int fy_tool_portal(int argc, char **argv);    /* ferry_portal.c: execs the web portal */
 
 /* The hidden `_debug-*` subcommands the tests use in place of `ferry run --debug`
  * (ferry_debug_cmd.c). */

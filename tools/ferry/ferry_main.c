@@ -1,5 +1,6 @@
 /* `ferry`: the front door to Ferry's tools. Subcommands: info, run (and _exec, run's per-rank
- * entry), farm (and _farm-rank, its ranks), view, top; _debug-* for the tests of run --debug. */
+ * entry), farm (and _farm-rank, its ranks), view, top, portal; _debug-* for the tests of run
+ * --debug. */
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +29,10 @@ static void usage(FILE *f)
                "       ferry top [-n N] [-l] [PID]\n"
                "                             the live view of a job started with mpiexec\n"
                "                             --monitor: a line per rank, once a second\n"
+               "       ferry portal [--config FILE] [--listen HOST:PORT] [--state DIR] [--demo]\n"
+               "                             the web portal: write, run and watch MPI programs\n"
+               "                             from a browser (scripts/install-portal.sh first;\n"
+               "                             ferry portal --help)\n"
                "       ferry --version\n"
                "The manual: docs/ferry.md in Ferry's sources.\n");
 }
@@ -50,6 +55,8 @@ int main(int argc, char **argv)
         return fy_tool_farm_rank(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "top") == 0)
         return fy_tool_top(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "portal") == 0)
+        return fy_tool_portal(argc - 1, argv + 1);
     if (argc == 2 && strcmp(argv[1], "--version") == 0) {
         printf("ferry %s\n", FY_VERSION);
         return 0;
