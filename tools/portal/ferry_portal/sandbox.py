@@ -122,9 +122,11 @@ class Sandbox:
         bw = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session"]
         if self.share_net:
             bw.append("--share-net")    # multi-host jobs need the host's network
+        # The fresh /tmp first: a bind made before it would be hidden under it (Ferry built in
+        # /tmp/something would vanish from the job's view).
+        bw += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
         bw += _ro_binds(self.prefix, self.extra_ro)
-        bw += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm",
-               "--bind", str(self.work), JOB_DIR, "--chdir", cwd, "--clearenv"]
+        bw += ["--bind", str(self.work), JOB_DIR, "--chdir", cwd, "--clearenv"]
         for k, v in self.env.items():
             bw += ["--setenv", k, v]
         bw += ["--", *argv]
@@ -148,10 +150,10 @@ class Sandbox:
             pl.append(f"--nproc={lim['nproc']}")
         bw = ["bwrap", "--unshare-user", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try",
               "--die-with-parent", "--new-session"]
-        bw += _ro_binds(self.prefix, self.extra_ro)
         bw += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-               "--bind", "/dev/shm", "/dev/shm",
-               "--bind", str(self.work), JOB_DIR, "--chdir", JOB_DIR]
+               "--bind", "/dev/shm", "/dev/shm"]  # before the binds, as in command()
+        bw += _ro_binds(self.prefix, self.extra_ro)
+        bw += ["--bind", str(self.work), JOB_DIR, "--chdir", JOB_DIR]
         for k, v in self.env.items():
             bw += ["--setenv", k, v]
         bw += ["--", *argv]
