@@ -8,7 +8,7 @@
 # directory belongs to the portal again (mode 0700), so the uid's next job cannot read it.
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (the jobs' own uids)"; exit 77; }
 exec python3 - <<'PY'
-import os, socket, stat, sys, threading
+import asyncio, os, socket, stat, sys, threading
 sys.path.insert(0, os.path.join(os.environ["FY_SRC"], "tests", "portal"))
 from runner_driver import *
 
@@ -49,6 +49,12 @@ async def main(m):
     targets = [("127.0.0.1", port)] + ([(ip, port)] if ip and ip != "127.0.0.1" else [])
     for host, p in targets:
         socket.create_connection((host, p), timeout=5).close()   # the control: reachable here
+    # The listener's thread counts the controls in its own time: wait for them (bounded), or
+    # a late one would pass for a connection from the job.
+    for _ in range(1000):
+        if len(accepted) >= len(targets):
+            break
+        await asyncio.sleep(0.01)
     n_before = len(accepted)
     args = ["connect"] + [str(x) for t in targets for x in t]
     rec, evs = await finish(m, m.submit(1, JobSpec(ranks=2, args=args), source_text=PROBE))
