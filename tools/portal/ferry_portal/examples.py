@@ -5,6 +5,17 @@ before the user runs it."""
 from pathlib import Path
 
 DIR = Path(__file__).resolve().parent.parent / "examples"
+# cpi is the repository's own examples/cpi.c, kept once: installed beside the others
+# (tools/ferry/CMakeLists.txt), read from the source tree's examples/ when run from it.
+SHARED = DIR.parent.parent.parent / "examples"
+
+
+def _source(ident):
+    for d in (DIR, SHARED):
+        p = d / f"{ident}.c"
+        if p.is_file():
+            return p.read_text(encoding="utf-8")
+    raise FileNotFoundError(f"the example {ident}.c is in neither {DIR} nor {SHARED}")
 
 # id, title, description, default ranks, default arguments (a list of strings)
 GALLERY = [
@@ -36,6 +47,6 @@ def gallery():
     out = []
     for ident, title, desc, ranks, args in GALLERY:
         out.append({"id": ident, "title": title, "description": desc,
-                    "source": (DIR / f"{ident}.c").read_text(encoding="utf-8"),
+                    "source": _source(ident),
                     "ranks": ranks, "args": list(args)})
     return out
