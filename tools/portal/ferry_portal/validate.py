@@ -149,6 +149,9 @@ def job_form(form, cfg, backends):
     out["trace"] = flag(form.get("trace"), "trace")
     out["profile"] = flag(form.get("profile"), "profile")
     source = form.get("source")
+    if source is not None and not isinstance(source, str):
+        raise bad("source", "is a file: send the program's text here, or the file in the "
+                  "field 'upload'")
     upload = form.get("upload")
     has_upload = upload is not None and not isinstance(upload, str) and upload.filename
     if isinstance(upload, str) and upload:
