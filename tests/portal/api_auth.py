@@ -157,9 +157,11 @@ def throttle():
           f"carol's 6th try, right password: 429 with Retry-After ({r})")
     check(Client(URL).login("bob", "bob-password-1").status == 200,
           "bob from the same address still signs in (only carol's name is throttled)")
-    # Per address: failures under ever new names, until the address itself is throttled.
+    # Per address: failures under ever new names, until the address itself is throttled; each
+    # with a new X-Forwarded-For, which the portal must not take for the client's address.
     for i in range(40):
-        r = c.login(f"ghost{i}", "nothing")
+        r = c.post("/api/login", json_body={"name": f"ghost{i}", "password": "nothing"},
+                   headers={"X-Forwarded-For": f"198.51.100.{i + 1}"})
         if r.status == 429:
             break
     check(r.status == 429 and i < 25, f"many names failing from one address: 429 after {i} more")

@@ -101,8 +101,10 @@ def serve(args, cfg):
     print(f"{PROG}: serving on http://{shown}:{port}/  (state in {cfg.state_dir})", flush=True)
     if args.demo:
         print(f"{PROG}: demo account: name demo, password {password}", flush=True)
+    # proxy_headers off: uvicorn would otherwise take X-Forwarded-For from any local client as
+    # the client's address, and a process on this machine could dodge the sign-in throttle.
     uvicorn.run(application, host=host, port=port, log_level="warning", access_log=False,
-                timeout_graceful_shutdown=5, server_header=False)
+                timeout_graceful_shutdown=5, server_header=False, proxy_headers=False)
     return 0
 
 
