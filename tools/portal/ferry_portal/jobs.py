@@ -726,6 +726,13 @@ class JobManager:
             return "killed", f"the compiler took longer than {COMPILE_LIMIT} s", None, {}
         diags = diag.parse("\n".join(text))
         if proc.returncode != 0:
+            sandbox_fault = [t for t in text if t.startswith("bwrap: ")]
+            if not diags and sandbox_fault:
+                # The sandbox could not start the compiler: the portal's fault (its prefix or
+                # binds), not the program's; say so instead of blaming line 0 of main.c.
+                log.error("job %s: %s", job_id, sandbox_fault[0])
+                return "error", "the portal could not start the compiler in the sandbox: " \
+                    + sandbox_fault[0], None, {}
             if not diags:
                 diags = [{"file": spec.main, "line": 0, "col": 0, "severity": "error",
                           "message": (text[-1] if text else f"the compiler failed "
