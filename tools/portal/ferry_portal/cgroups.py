@@ -53,7 +53,7 @@ def detect():
 
 class JobCgroup:
     """The cgroups of one job. `procs` are the cgroup.procs files a new process writes
-    its pid into; `kill()` ends every process; `limit_hit()` tells which limit, if any,
+    its pid into; `kill()` ends every process; `limits_hit()` tells which limits, if any,
     the kernel enforced."""
 
     def __init__(self, mode, name, memory, pids, cpu_quota):
@@ -138,21 +138,18 @@ class JobCgroup:
             time.sleep(0.01)
         return True
 
-    def limit_hit(self):
-        """'memory', 'pids' or None: which limit the kernel enforced on this job."""
+    def limits_hit(self):
+        """The limits the kernel enforced on this job, of 'pids' and 'memory', in that order:
+        a fork bomb often reaches both (each process costs kernel memory), and the process
+        limit is then the one to name first."""
         if self.mode == "v2":
             d = self.dirs["v2"]
-            if _keyed(_read(os.path.join(d, "memory.events")), "oom_kill") > 0:
-                return "memory"
-            if _keyed(_read(os.path.join(d, "pids.events")), "max") > 0:
-                return "pids"
-            return None
-        mem = self.dirs["memory"]
-        if _keyed(_read(os.path.join(mem, "memory.oom_control")), "oom_kill") > 0:
-            return "memory"
-        if _keyed(_read(os.path.join(self.dirs["pids"], "pids.events")), "max") > 0:
-            return "pids"
-        return None
+            mem = _keyed(_read(os.path.join(d, "memory.events")), "oom_kill")
+            pids = _keyed(_read(os.path.join(d, "pids.events")), "max")
+        else:
+            mem = _keyed(_read(os.path.join(self.dirs["memory"], "memory.oom_control")), "oom_kill")
+            pids = _keyed(_read(os.path.join(self.dirs["pids"], "pids.events")), "max")
+        return tuple(name for name, n in (("pids", pids), ("memory", mem)) if n > 0)
 
     def remove(self):
         for d in self.dirs.values():

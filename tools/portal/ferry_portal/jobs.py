@@ -682,7 +682,7 @@ class JobManager:
     async def _watch_pids(self, lv, cg):
         while True:
             await asyncio.sleep(0.25)
-            if cg.limit_hit() == "pids":
+            if "pids" in cg.limits_hit():
                 if lv.stop_reason is None:
                     lv.stop_reason = ("killed", "killed: the process limit of "
                                       f"{self.cfg.sandbox.pids} was reached")
@@ -807,15 +807,16 @@ class JobManager:
             code = proc.returncode
         lv.proc = None
         extra = {"output_bytes": acc["bytes"], "truncated": acc["truncated"]}
-        hit = cg.limit_hit() if cg is not None else None
+        hit = cg.limits_hit() if cg is not None else ()
         if lv.stop_reason:
             state, msg = lv.stop_reason
             return state, msg, code, extra
         sb = self.cfg.sandbox
         if hit and (code != 0 or late):
-            msg = (f"killed: the memory limit of {sb.memory // (1 << 20)} MiB was reached"
-                   if hit == "memory" else
-                   f"killed: the process limit of {sb.pids} was reached")
+            names = {"pids": f"the process limit of {sb.pids}",
+                     "memory": f"the memory limit of {sb.memory // (1 << 20)} MiB"}
+            reached = " and ".join(names[h] for h in hit)
+            msg = f"killed: {reached} {'were' if len(hit) > 1 else 'was'} reached"
             return "killed", msg, code, extra
         if late:
             return "timeout", f"killed at its time limit of {spec.time_limit} s", code, extra
@@ -825,7 +826,7 @@ class JobManager:
                 "reached", code, extra
         if code == 0:
             msg = "done"
-            if hit == "pids":
+            if "pids" in hit:
                 msg = f"done (the process limit of {sb.pids} was reached)"
             return "done", msg, code, extra
         own = [t for r, t in acc["tail"] if r == -1] or [t for _, t in acc["tail"]]
