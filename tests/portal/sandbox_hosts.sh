@@ -20,26 +20,7 @@ sys.path.insert(0, os.path.join(os.environ["FY_SRC"], "tests", "portal"))
 from runner_driver import *
 from ferry_portal.sandbox import UidPool
 
-WHO = r'''
-#include <mpi.h>
-#include <stdio.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-    int rank, len;
-    char host[MPI_MAX_PROCESSOR_NAME];
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Get_processor_name(host, &len);
-    printf("rank %d on %s uid %d home %s state %s\n", rank, host, (int)getuid(),
-           access("/home", F_OK) ? "absent" : "present",
-           access(argv[1], F_OK) ? "absent" : "present");
-    for (int i = 2; i < argc; i++)
-        printf("rank %d arg %d [%s]\n", rank, i, argv[i]);
-    MPI_Finalize();
-    return 0;
-}
-'''
+WHO = read_source("tests/portal/sandbox_who.c")
 UIDS = range(61720, 61724)
 
 async def main(m):

@@ -19,27 +19,7 @@ sys.path.insert(0, os.path.join(os.environ["FY_SRC"], "tests", "portal"))
 from runner_driver import *
 from ferry_portal.sandbox import UidPool
 
-WHO = r'''
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-    int rank, len;
-    char host[MPI_MAX_PROCESSOR_NAME];
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Get_processor_name(host, &len);
-    printf("rank %d on %s uid %d home %s\n", rank, host, (int)getuid(),
-           access("/home", F_OK) ? "absent" : "present");
-    fflush(stdout);
-    if (argc > 1 && argv[1][0] == 's')
-        sleep(100);
-    MPI_Finalize();
-    return argc > 1 && argv[1][0] == 'f' ? 3 : 0;
-}
-'''
+WHO = read_source("tests/portal/sandbox_who.c")
 UIDS = range(61730, 61734)
 
 async def main(m):
