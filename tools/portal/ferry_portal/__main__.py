@@ -101,10 +101,13 @@ def serve(args, cfg):
     print(f"{PROG}: serving on http://{shown}:{port}/  (state in {cfg.state_dir})", flush=True)
     if args.demo:
         print(f"{PROG}: demo account: name demo, password {password}", flush=True)
-    # proxy_headers off: uvicorn would otherwise take X-Forwarded-For from any local client as
-    # the client's address, and a process on this machine could dodge the sign-in throttle.
+    # X-Forwarded-For only from the configured proxy: uvicorn would otherwise take it from any
+    # local client as the client's address, and a process on this machine could dodge the
+    # sign-in throttle; without a proxy, the connection's own address counts.
+    proxy = cfg.trusted_proxy
     uvicorn.run(application, host=host, port=port, log_level="warning", access_log=False,
-                timeout_graceful_shutdown=5, server_header=False, proxy_headers=False)
+                timeout_graceful_shutdown=5, server_header=False, proxy_headers=bool(proxy),
+                forwarded_allow_ips=proxy or None)
     return 0
 
 

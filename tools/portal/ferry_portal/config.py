@@ -57,6 +57,9 @@ class Config:
     ferry_prefix: str = ""
     secure_cookies: bool = False
     public: bool = False
+    # The address of a reverse proxy in front of the portal: its X-Forwarded-For names the
+    # client (the sign-in throttle counts per client). Empty: the connection's own address.
+    trusted_proxy: str = ""
     limits: Limits = Limits()
     sandbox: Sandbox = Sandbox()
     hosts: Hosts = Hosts()
@@ -153,6 +156,11 @@ def load(path=None, overrides=None):
             table[key] = value
     cfg = _fill(Config, table, "")
     parse_listen(cfg.listen)
+    if cfg.trusted_proxy:
+        try:
+            ipaddress.ip_address(cfg.trusted_proxy)
+        except ValueError:
+            raise ConfigError(f"trusted_proxy: {cfg.trusted_proxy!r} is not an IP address") from None
     lim = cfg.limits
     for key in ("concurrent_jobs", "max_ranks", "max_time", "default_time", "max_upload",
                 "max_queued", "max_members"):
