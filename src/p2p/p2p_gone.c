@@ -5,10 +5,13 @@
  * under MPI_ERRORS_ARE_FATAL the job then ends with it.
  *
  * Cheap when nothing happens: the waiting loop calls fy_p2p_check_gone when idle; it compares
- * one shared counter (ranks that left) with the last value seen. When it changes and this
- * rank waits for anyone, it reads the peers' flags first, then drains its incoming queues
- * (what a leaving rank sent before leaving is already there, ordered before its flag), and
- * only then fails what still waits for a rank that has left. */
+ * one shared counter (ranks that left) with the last value seen. When it changes, it reads the
+ * peers' flags and remembers who left, whether or not this rank waits for anyone then: a send
+ * to a leaver may start later (a rank still in the barrier before its send sees the count
+ * change first, with nothing to fail yet). Once some peer has left, every idle check looks
+ * for requests that wait for one; when there are, it drains the incoming queues (what a
+ * leaving rank sent before leaving is already there, ordered before its flag) and only then
+ * fails them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -19,8 +22,10 @@
 #include "p2p_internal.h"
 
 static unsigned seen_left;  /* fy_shm_left_count() when last looked at */
-static unsigned char *gone; /* per world rank: seen gone before the last drain */
-static int marked;
+static unsigned char *gone; /* per world rank: its flag read, so before any later drain */
+static int *gone_list;      /* the ranks marked in gone, ngone of them */
+static int ngone;
+static int waiting;         /* requests found waiting for a marked rank */
 
 /* Left through shared memory (its flag) or over TCP (its end of stream after its last record). */
 static int peer_gone(int w)
@@ -28,13 +33,11 @@ static int peer_gone(int w)
     return fy_shm_peer_gone(w) || (fy_tcp_active && fy_tcp_peer_gone(w));
 }
 
-static void mark_recv_peer(fy_req_t *r)
+static void note_recv_peer(fy_req_t *r)
 {
     int w = fy_comm_peer_world(r->comm, r->peer);
-    if (w >= 0 && w != fy_rt.rank && !gone[w] && peer_gone(w)) {
-        gone[w] = 1;
-        marked++;
-    }
+    if (w >= 0 && gone[w])
+        waiting++;
 }
 
 static void fail_recv(fy_req_t *r)
@@ -95,36 +98,38 @@ int fy_p2p_check_gone(void)
 {
     check_dead();
     unsigned left = fy_shm_left_count() + (fy_tcp_active ? fy_tcp_left_count() : 0);
-    if (left == seen_left)
-        return 0;
-    if (fy_inflight_total == 0 && fy_posted_total == 0) {
-        seen_left = left; /* nothing waits for anyone: nothing to fail */
-        return 0;
-    }
-    if (!gone) {
-        gone = calloc((size_t)fy_rt.size, 1);
-        if (!gone)
-            return 0; /* look again next time */
-    }
-    seen_left = left;
-    marked = 0;
-    for (int w = 0; w < fy_rt.size; w++)
-        if (w != fy_rt.rank && !gone[w] &&
-            fy_peers[w].inflight.head && peer_gone(w)) {
-            gone[w] = 1;
-            marked++;
+    if (left != seen_left) {
+        if (!gone) {
+            gone = calloc((size_t)fy_rt.size, 1);
+            gone_list = calloc((size_t)fy_rt.size, sizeof *gone_list);
+            if (!gone || !gone_list) {
+                fy_p2p_gone_fini();
+                return 0; /* look again next time */
+            }
         }
-    fy_p2p_posted_foreach(mark_recv_peer);
-    if (!marked)
+        seen_left = left;
+        for (int w = 0; w < fy_rt.size; w++)
+            if (w != fy_rt.rank && !gone[w] && peer_gone(w)) {
+                gone[w] = 1;
+                gone_list[ngone++] = w;
+            }
+    }
+    if (ngone == 0 || (fy_inflight_total == 0 && fy_posted_total == 0))
+        return 0;
+    waiting = 0;
+    for (int i = 0; i < ngone; i++)
+        if (fy_peers[gone_list[i]].inflight.head)
+            waiting++;
+    fy_p2p_posted_foreach(note_recv_peer);
+    if (!waiting)
         return 0;
     /* Everything the leavers sent before leaving, delivered before deciding. */
     int n = 0;
     while (fy_shm_progress() + (fy_tcp_active ? fy_tcp_progress() : 0) > 0)
         n++;
     int failed = fy_inflight_total + fy_posted_total;
-    for (int w = 0; w < fy_rt.size; w++)
-        if (gone[w])
-            fy_p2p_send_fail_gone(w, "called MPI_Finalize before receiving it");
+    for (int i = 0; i < ngone; i++)
+        fy_p2p_send_fail_gone(gone_list[i], "called MPI_Finalize before receiving it");
     fy_p2p_posted_foreach(fail_recv);
     failed -= fy_inflight_total + fy_posted_total;
     return n + failed;
@@ -138,6 +143,9 @@ void fy_p2p_leave(void)
 void fy_p2p_gone_fini(void)
 {
     free(gone);
+    free(gone_list);
     gone = NULL;
+    gone_list = NULL;
     seen_left = 0;
+    ngone = 0;
 }

@@ -68,6 +68,8 @@ extern int fy_posted_total; /* receives posted and not matched */
 
 /* Ends every request that waits for world rank `w`, which has left (p2p_gone.c). */
 void fy_p2p_send_fail_gone(int w, const char *why);
+/* Forgets which peers left (MPI_Finalize of this rank; p2p_gone.c). */
+void fy_p2p_gone_fini(void);
 /* Calls fn on each posted receive from a specific source on a point-to-point context. */
 void fy_p2p_posted_foreach(void (*fn)(fy_req_t *r));
 /* The same over every context (point-to-point and collective), any source included. */

@@ -19,7 +19,6 @@
 #include "p2p_internal.h"
 
 void fy_p2p_recv_fini(void);
-void fy_p2p_gone_fini(void);
 
 /* The world rank that sent the latest record: when a wait does not say whom it waits for,
  * most likely the next one comes from there too (a ping-pong, a ring, a pipeline). */

@@ -2,7 +2,8 @@
 # timeout: 300
 # A rank that calls MPI_Finalize while a peer still sends to it (a large message: rendezvous,
 # single copy or streamed; a synchronous send), or waits
-# for a message from it: the peer used to hang forever. Now its call fails with a message
+# for a message from it: the peer used to hang forever. Also when the peer's leaving was seen
+# before the send began (late: a rank that saw it while waiting for a third one). Now its call fails with a message
 # naming the rank that finalized; with MPI_ERRORS_RETURN the program goes on and ends
 # normally, with the default handler the job ends with that message. See finalize_peer.c.
 set -u
@@ -33,6 +34,8 @@ run ok "send, streamed, errors return" FERRY_CMA=0 $T send return
 run ok "send, streamed, inboxes" FERRY_CMA=0 FERRY_SHM_QUEUE=inbox $T send return
 run ok "ssend, errors return" FERRY_WAIT=spin $T ssend return
 run ok "recv, errors return" X=1 $T recv return
+run ok "send after seeing the peer leave, errors return" X=1 timeout 60 $B/bin/mpiexec -n 3 ./fp late return
+run fatal "send after seeing the peer leave, errors are fatal" X=1 timeout 60 $B/bin/mpiexec -n 3 ./fp late
 run fatal "send, errors are fatal" X=1 $T send
 run fatal "recv, errors are fatal" X=1 $T recv
 [ $fail = 0 ] && echo "PASS: no hang when a peer finalizes"

@@ -309,7 +309,7 @@ void fy_shm_leave(void)
 
 unsigned fy_shm_left_count(void)
 {
-    return fy_shm.base ? atomic_load_explicit(&fy_shm.hdr->finalizing, memory_order_relaxed) : 0;
+    return fy_shm.base ? atomic_load_explicit(&fy_shm.hdr->finalizing, memory_order_acquire) : 0;
 }
 
 int fy_shm_reaches(int w)
