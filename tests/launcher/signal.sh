@@ -24,7 +24,7 @@ expect_eq "status after SIGKILL" 137 "$RC"
 grep -qE '^mpiexec: rank 1 \(pid [0-9]+\) was killed by signal 9 \(Killed\)$' "$T/err" ||
     fail "message after SIGKILL: $(cat "$T/err")"
 expect_eq "stderr lines after SIGKILL" 1 "$(wc -l <"$T/err")"
-[ "$elapsed" -le 4 ] || fail "job took ${elapsed}s to stop after a rank died"
+[ "$elapsed" -le 20 ] || fail "job took ${elapsed}s to stop after a rank died"
 expect_eq "pids reported" 6 "$(grep -c '^pid ' "$T/out")"
 sleep 0.2
 expect_gone $(awk '/^pid /{print $2}' "$T/out")
