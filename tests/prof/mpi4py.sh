@@ -34,7 +34,12 @@ for np in ${FY_MPI4PY_PROF_RANKS:-2}; do
     if [ ! -f "tr$np/traces.otf2" ] ||
         ! cat "trace-np$np.out" "trace-np$np.err" | grep -q "^ferry-otf2: .*traces.otf2: $np ranks"; then
         echo "np=$np: no OTF2 archive, or ferry-otf2 did not say so:" >&2
-        tail -5 "trace-np$np.out" "trace-np$np.err" >&2
+        tail -n 20 "trace-np$np.out" "trace-np$np.err" >&2
+        ls -la "tr$np" "tr$np/ferry" >&2
+        # Evidence only (the test has failed): is the raw trace itself convertible?
+        echo "np=$np: ferry-otf2 run again by hand:" >&2
+        "$FY_BUILD/bin/ferry-otf2" "tr$np" >&2
+        echo "(status $?)" >&2
         bad=1
     elif command -v otf2-print > /dev/null; then
         n=$(otf2-print "tr$np/traces.otf2" 2>/dev/null | grep -c '^ENTER ')
